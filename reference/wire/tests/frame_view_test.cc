@@ -1,0 +1,98 @@
+// FrameView: offsets, 5-tuple, ECN marking and source-port rewrite keep checksums valid.
+#include "mroce/wire/frame_view.h"
+
+#include <gtest/gtest.h>
+
+#include "mroce/wire/wire.h"
+#include "test_util.h"
+
+namespace mroce::wire {
+namespace {
+
+TEST(FrameViewTest, MatchesParsedFrame) {
+  const uint64_t seed = testing::TestSeed();
+  testing::RandomPackets gen(seed);
+  for (int n = 0; n < 5000; ++n) {
+    const Frame f = gen.AnyFrame();
+    auto bytes = SerializeFrame(f);
+    auto v = FrameView::Locate(std::span<uint8_t>(bytes));
+    ASSERT_TRUE(v) << "seed " << seed << " n " << n << ": " << v.error().ToString();
+    EXPECT_EQ(v->ip_version(), f.is_ipv4() ? 4 : 6);
+    EXPECT_EQ(v->l3_offset(), f.eth.size());
+    EXPECT_EQ(v->ecn(), f.ecn());
+    EXPECT_EQ(v->sport(), f.udp.sport);
+    EXPECT_EQ(v->dport(), f.udp.dport);
+    EXPECT_EQ(v->ip_end(), bytes.size() - f.padding.size());
+    if (const Ipv4Header* ip = f.ip4()) {
+      EXPECT_TRUE(std::equal(ip->src.begin(), ip->src.end(), v->src_addr().begin()));
+      EXPECT_TRUE(std::equal(ip->dst.begin(), ip->dst.end(), v->dst_addr().begin()));
+      EXPECT_EQ(v->dscp(), ip->dscp);
+      EXPECT_EQ(v->ttl(), ip->ttl);
+    } else {
+      EXPECT_EQ(v->src_addr().size(), 16u);
+      EXPECT_TRUE(std::equal(f.ip6()->dst.begin(), f.ip6()->dst.end(), v->dst_addr().begin()));
+      EXPECT_EQ(v->dscp(), f.ip6()->dscp);
+    }
+    if (const MetaPacket* m = f.meta()) {
+      ASSERT_TRUE(v->is_meta());
+      EXPECT_EQ(v->meta_opcode(), static_cast<uint8_t>(m->ch.opcode));
+      EXPECT_EQ(v->meta_version(), m->ch.ver);
+      EXPECT_EQ(v->meta_flags(), m->ch.flags);
+      EXPECT_EQ(v->meta_path_id(), m->ch.path_id);
+      EXPECT_EQ(v->meta_path_epoch(), m->ch.path_epoch);
+      EXPECT_EQ(v->meta_psn(), m->ch.psn);
+      EXPECT_EQ(v->meta_dst_conn_id(), m->ch.dst_conn_id);
+    } else {
+      EXPECT_FALSE(v->is_meta());
+    }
+    // ECN marking and entropy re-roll keep the frame valid (IP checksum, UDP checksum, CRC, ICRC).
+    const uint8_t ecn = static_cast<uint8_t>(gen.Bits(2));
+    v->set_ecn(ecn);
+    EXPECT_EQ(v->ecn(), ecn);
+    // The ICRC covers the UDP ports: only MetaRoCE and raw UDP frames get their entropy re-rolled.
+    const uint16_t sport = f.roce() ? f.udp.sport : static_cast<uint16_t>(gen.Bits(16));
+    if (f.roce() == nullptr) v->set_sport(sport);
+    auto r = ParseFrame(bytes, ParseOptions{.verify_udp_checksum = true});
+    ASSERT_TRUE(r) << "seed " << seed << " n " << n << ": " << r.error().ToString();
+    EXPECT_EQ(r->ecn(), ecn);
+    EXPECT_EQ(r->udp.sport, sport);
+    if (const Ipv4Header* ip = r->ip4()) {
+      EXPECT_EQ(ip->checksum, Ipv4HeaderChecksum(std::span(bytes).subspan(v->l3_offset(), 20)));
+    }
+  }
+}
+
+TEST(FrameViewTest, MarkCeOnlyWhenEcnCapable) {
+  Frame f;
+  f.ip = Ipv4Header{};
+  f.l4 = MetaPacket{};
+  auto bytes = SerializeFrame(f);
+  auto v = FrameView::Locate(std::span<uint8_t>(bytes)).value();
+  EXPECT_EQ(v.ecn(), kEcnEct0);
+  EXPECT_TRUE(v.MarkCe());
+  EXPECT_EQ(v.ecn(), kEcnCe);
+  EXPECT_TRUE(ParseFrame(bytes));
+  v.set_ecn(kEcnNotEct);
+  EXPECT_FALSE(v.MarkCe());
+  EXPECT_EQ(v.ecn(), kEcnNotEct);
+  EXPECT_TRUE(ParseFrame(bytes));
+}
+
+TEST(FrameViewTest, ReadOnlyAndErrors) {
+  Frame f;
+  f.ip = Ipv6Header{};
+  f.l4 = MetaPacket{};
+  const auto bytes = SerializeFrame(f);
+  auto v = FrameView::Locate(std::span<const uint8_t>(bytes));
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->ip_version(), 6);
+  EXPECT_EQ(v->udp_payload().size(), 16u + 40 + 4);
+  for (size_t len = 0; len < 14 + 40 + 8; ++len) {
+    auto r = FrameView::Locate(std::span(bytes).first(len));
+    ASSERT_FALSE(r) << len;
+    EXPECT_FALSE(r.error().field.empty());
+  }
+}
+
+}  // namespace
+}  // namespace mroce::wire
