@@ -1,0 +1,72 @@
+// Counter-based random numbers keyed by (run seed, component id, draw index).
+//
+// Draw i of component c in run s is a pure function hash(s, c, i) (SplitMix64 finaliser over a
+// keyed counter), so one component's draws never depend on how other components' events
+// interleave, on burst sizes or on threads. Each stage/queue owns one stream by component id.
+#ifndef MROCE_SIM_RNG_H_
+#define MROCE_SIM_RNG_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace mroce::sim {
+
+// Stable 64-bit id for a named component ("loss@host0.egress"): FNV-1a 64 of the name.
+[[nodiscard]] constexpr uint64_t ComponentId(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// SplitMix64 finaliser (Stafford variant 13): a bijective 64-bit mixer.
+[[nodiscard]] constexpr uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+class Rng {
+ public:
+  Rng() : Rng(0, 0) {}
+  Rng(uint64_t run_seed, uint64_t component_id)
+      : seed_(run_seed), component_(component_id),
+        key_(Mix64(Mix64(run_seed + 0x9e3779b97f4a7c15ULL) ^ (component_id * 0xd1342543de82ef95ULL + 1))) {}
+
+  // The draw with index `index`, without advancing (pure function of seed, component, index).
+  [[nodiscard]] uint64_t At(uint64_t index) const { return Mix64(key_ + (index + 1) * 0x9e3779b97f4a7c15ULL); }
+  // Next raw 64-bit draw; advances the draw index by one.
+  uint64_t NextU64() { return At(index_++); }
+  // Uniform in [0, 1) with 53 bits of precision.
+  double Uniform01() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
+  // Uniform in [lo, hi).
+  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform01(); }
+  // Uniform integer in [lo, hi] (inclusive); Lemire's multiply-shift (bias < 2^-64 * range).
+  uint64_t UniformInt(uint64_t lo, uint64_t hi);
+  // True with probability p (p <= 0: never draws true, p >= 1: always true; one draw either way).
+  bool Bernoulli(double p) { return Uniform01() < p; }
+  // Exponential with the given mean.
+  double Exponential(double mean);
+  // Normal (Box-Muller; two draws per value, no cached state so a draw is a function of its index).
+  double Normal(double mean, double stddev);
+  // Pareto type I: scale x_m > 0 (minimum value), shape alpha > 0. Mean = alpha*x_m/(alpha-1).
+  double Pareto(double scale, double shape);
+
+  [[nodiscard]] uint64_t seed() const { return seed_; }
+  [[nodiscard]] uint64_t component() const { return component_; }
+  // Number of draws taken so far (for record and replay).
+  [[nodiscard]] uint64_t index() const { return index_; }
+  void set_index(uint64_t index) { index_ = index; }
+
+ private:
+  uint64_t seed_;
+  uint64_t component_;
+  uint64_t key_;
+  uint64_t index_ = 0;
+};
+
+}  // namespace mroce::sim
+
+#endif  // MROCE_SIM_RNG_H_

@@ -1,0 +1,112 @@
+// The packet that moves through the fabric: real frame bytes plus simulation metadata and fate log.
+#ifndef MROCE_IMPAIRMENT_PACKET_H_
+#define MROCE_IMPAIRMENT_PACKET_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mroce/sim/units.h"
+
+namespace mroce::impairment {
+
+using sim::Duration;
+using sim::Time;
+
+// Which way a frame travels between the device under test and its peer.
+enum class Direction : uint8_t { kDutToPeer = 0, kPeerToDut = 1 };
+[[nodiscard]] const char* DirectionName(Direction d);
+
+// What happened to a packet at one stage/queue. A packet's fate log lists these in order.
+enum class FateKind : uint8_t {
+  kDropped,     // Removed (loss, targeted drop, blackhole, queue overflow, no route).
+  kMarked,      // ECN CE set.
+  kDuplicated,  // This packet was duplicated (on the original) / is a duplicate (on the copy).
+  kCorrupted,   // One bit flipped; detail = bit offset from the start of the frame.
+  kDelayed,     // Held for extra time; detail = nanoseconds (saturating at 2^32-1).
+  kReordered,   // Held back by a reorder stage; detail = displacement in packets.
+  kRateLimited, // Queued behind a rate limiter; detail = queueing delay in ns (saturating).
+};
+[[nodiscard]] const char* FateKindName(FateKind k);
+
+struct FateNote {
+  const char* stage = "";  // Name of the stage/queue (owned by it; outlives the run's trace).
+  FateKind kind = FateKind::kDropped;
+  uint32_t detail = 0;
+  int64_t time_ns = 0;
+};
+
+// Header fields the stages match on, read once through mroce::wire::FrameView (see frame_info.cc).
+struct PacketInfo {
+  bool parsed = false;     // Info() ran.
+  bool ip = false;         // Ethernet/IP/UDP located.
+  bool meta = false;       // MetaRoCE common header present (UDP dport 4797).
+  uint8_t ip_version = 0;
+  uint8_t ecn = 0;
+  uint16_t sport = 0;
+  uint16_t dport = 0;
+  uint8_t opcode = 0;
+  uint16_t flags = 0;      // CH.flags.
+  uint8_t path_id = 0;
+  uint32_t psn = 0;
+  uint32_t conn_id = 0;
+  bool has_stream = false;  // Data opcode with a MEH.
+  uint16_t stream_id = 0;
+  uint32_t meta_offset = 0;  // Offset of the MetaRoCE CH in the frame.
+  uint32_t meta_end = 0;     // One past the CRC trailer (IP end).
+};
+
+struct Packet {
+  uint64_t id = 0;         // Unique within a run (duplicates get a fresh id).
+  uint64_t origin_id = 0;  // Id of the packet this one was duplicated from (== id for originals).
+  std::vector<uint8_t> bytes;  // Whole Ethernet frame (no FCS).
+  Time ingress;            // When it entered the fabric/pipeline.
+  Direction direction = Direction::kDutToPeer;
+  uint8_t plane = 0;       // Plane = NIC port of the sending host.
+  uint16_t src_host = 0;
+  uint16_t dst_host = 0;
+  bool is_duplicate = false;
+  bool ce_marked = false;  // CE set by the fabric.
+  bool corrupted = false;
+  uint32_t ecmp_hash = 0;  // Fabric: CRC-32 of the 5-tuple (see fabric.h).
+
+  // Fate log: the first kMaxNotes notes are kept inline (no allocation); later ones are counted.
+  static constexpr int kMaxNotes = 6;
+  uint8_t num_notes = 0;
+  uint8_t notes_dropped = 0;
+  std::array<FateNote, kMaxNotes> notes{};
+
+  void Note(const char* stage, FateKind kind, uint32_t detail, Time now) {
+    if (num_notes < kMaxNotes) notes[num_notes++] = FateNote{stage, kind, detail, now.nanos()};
+    else if (notes_dropped < 255) ++notes_dropped;
+  }
+  // Parsed header fields (parsed on first call, cached).
+  const PacketInfo& Info() const {
+    if (!info_.parsed) ParseInfo();
+    return info_;
+  }
+  // Forget cached fields (after editing bytes other than through the helpers below).
+  void InvalidateInfo() { info_.parsed = false; }
+  // Sets CE through FrameView (IPv4 checksum kept valid). Returns false for Not-ECT packets.
+  bool MarkCe();
+  // Clears the metadata for reuse from a pool; keeps the byte buffer's capacity.
+  void Reset() {
+    bytes.clear();
+    id = origin_id = 0;
+    is_duplicate = ce_marked = corrupted = false;
+    num_notes = notes_dropped = 0;
+    ecmp_hash = 0;
+    info_.parsed = false;
+  }
+  // "dropped by loss@x, marked by q3" style summary of the fate log.
+  [[nodiscard]] std::string FateString() const;
+
+ private:
+  void ParseInfo() const;
+  mutable PacketInfo info_;
+};
+
+}  // namespace mroce::impairment
+
+#endif  // MROCE_IMPAIRMENT_PACKET_H_

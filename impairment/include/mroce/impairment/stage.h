@@ -1,0 +1,143 @@
+// The impairment stage interface, the packet match filter and configured-vs-achieved statistics.
+#ifndef MROCE_IMPAIRMENT_STAGE_H_
+#define MROCE_IMPAIRMENT_STAGE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mroce/impairment/packet.h"
+#include "mroce/sim/rng.h"
+
+namespace mroce::impairment {
+
+// Canonical order of stages in a Pipeline (lower runs first). Why this order: a failed link loses
+// everything before anything else can act; targeted and random drops decide which packets exist;
+// corruption and duplication alter survivors; the rate limiter/queue (and its ECN marker) sees the
+// traffic that actually reaches it; delay/jitter and reordering act on what leaves the queue.
+enum class Position : uint8_t {
+  kBlackhole = 10,
+  kTargetedDrop = 20,
+  kLoss = 30,
+  kCorrupt = 40,
+  kDuplicate = 50,
+  kRateLimit = 60,  // Includes ECN marking (a property of the queue).
+  kDelay = 70,
+  kReorder = 80,
+};
+[[nodiscard]] const char* PositionName(Position p);
+
+// Which packets a stage acts on; an unset field matches anything. Packets that do not match pass
+// through the stage untouched (and are not counted as "considered").
+struct Match {
+  std::optional<Direction> direction;
+  std::optional<uint8_t> plane;
+  std::optional<uint8_t> path_id;    // MetaRoCE CH.path_id.
+  std::optional<uint16_t> sport;     // UDP source port (path entropy).
+  std::optional<uint8_t> opcode;     // MetaRoCE CH.opcode.
+  std::optional<uint16_t> stream_id; // MEH.stream_id (data opcodes only).
+  std::optional<uint32_t> psn;       // CH.psn.
+  std::optional<bool> rtx;           // CH.flags RTX.
+  bool metaroce_only = false;        // Only MetaRoCE packets.
+  [[nodiscard]] bool Matches(const Packet& p) const;
+  [[nodiscard]] bool IsAny() const;
+  [[nodiscard]] bool IsAnyHeaderField() const;
+  [[nodiscard]] std::string ToString() const;
+};
+
+// One configured-vs-achieved figure. unit "%" prints value*100 with 2 decimals.
+struct StatLine {
+  std::string metric;     // "loss", "mean burst length", "CE marks", ...
+  std::string unit;       // "%", "packets", "ns", "B", ...
+  double configured = 0;
+  double achieved = 0;
+  bool has_configured = true;
+};
+
+struct StageStats {
+  std::string stage;          // Stage instance name.
+  std::string kind;           // "loss.bernoulli", ...
+  uint64_t packets_in = 0;    // Every packet the stage saw.
+  uint64_t considered = 0;    // Packets matching the stage's Match.
+  uint64_t packets_out = 0;   // Emitted (duplicates included).
+  uint64_t dropped = 0;
+  uint64_t marked = 0;
+  uint64_t duplicated = 0;
+  uint64_t corrupted = 0;
+  std::vector<StatLine> lines;
+  // "loss@a (loss.bernoulli): configured loss 1.00%, achieved 0.98% over 100000 packets"
+  [[nodiscard]] std::string ToString() const;
+  [[nodiscard]] const StatLine* Line(const std::string& metric) const;
+};
+
+// Where a stage sends its output. Implemented by Pipeline.
+class Emitter {
+ public:
+  virtual ~Emitter() = default;
+  // The packet continues to the next stage after `delay` (>= 0).
+  virtual void Emit(Packet&& p, Duration delay) = 0;
+  // The stage removed the packet (it has already noted kDropped in the fate log).
+  virtual void Drop(Packet&& p) = 0;
+  // Asks for OnWakeup(at) (spurious wakeups must be tolerated).
+  virtual void RequestWakeup(Time at) = 0;
+  // A fresh packet id (for duplicates).
+  virtual uint64_t NewPacketId() = 0;
+};
+
+class Stage {
+ public:
+  Stage(std::string name, Match match) : name_(std::move(name)), match_(std::move(match)) {}
+  virtual ~Stage() = default;
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const Match& match() const { return match_; }
+  [[nodiscard]] virtual Position position() const = 0;
+  // Takes a packet at `now`; emits zero or more packets (with delays) through `out`.
+  void Process(Packet&& p, Time now, Emitter& out) {
+    ++packets_in_;
+    if (!match_.Matches(p)) {
+      ++packets_out_;
+      out.Emit(std::move(p), Duration::Zero());
+      return;
+    }
+    ++considered_;
+    OnPacket(std::move(p), now, out);
+  }
+  virtual void OnWakeup(Time now, Emitter& out) {}
+  [[nodiscard]] StageStats Stats() const;
+
+ protected:
+  // A packet that matched. Implementations count through the helpers below.
+  virtual void OnPacket(Packet&& p, Time now, Emitter& out) = 0;
+  // Stage-specific kind and configured-vs-achieved lines.
+  virtual void FillStats(StageStats& s) const = 0;
+
+  void Pass(Packet&& p, Duration delay, Emitter& out) {
+    ++packets_out_;
+    out.Emit(std::move(p), delay);
+  }
+  void DropIt(Packet&& p, Time now, Emitter& out) {
+    ++dropped_;
+    p.Note(name_.c_str(), FateKind::kDropped, 0, now);
+    out.Drop(std::move(p));
+  }
+
+  uint64_t packets_in_ = 0;
+  uint64_t considered_ = 0;
+  uint64_t packets_out_ = 0;
+  uint64_t dropped_ = 0;
+  uint64_t marked_ = 0;
+  uint64_t duplicated_ = 0;
+  uint64_t corrupted_ = 0;
+
+ private:
+  std::string name_;
+  Match match_;
+};
+
+}  // namespace mroce::impairment
+
+#endif  // MROCE_IMPAIRMENT_STAGE_H_

@@ -1,0 +1,74 @@
+#include "mroce/impairment/packet.h"
+
+#include "mroce/wire/frame_view.h"
+#include "mroce/wire/meta.h"
+
+namespace mroce::impairment {
+
+const char* DirectionName(Direction d) { return d == Direction::kDutToPeer ? "dut->peer" : "peer->dut"; }
+
+const char* FateKindName(FateKind k) {
+  switch (k) {
+    case FateKind::kDropped: return "dropped";
+    case FateKind::kMarked: return "marked";
+    case FateKind::kDuplicated: return "duplicated";
+    case FateKind::kCorrupted: return "corrupted";
+    case FateKind::kDelayed: return "delayed";
+    case FateKind::kReordered: return "reordered";
+    case FateKind::kRateLimited: return "rate-limited";
+  }
+  return "?";
+}
+
+// Reads the fields stages match on through the codec's FrameView. The MEH stream_id is read here
+// directly (FrameView has no accessor for it): MEH starts right after the 16-byte CH, stream_id is
+// its first 16 bits, big-endian.
+void Packet::ParseInfo() const {
+  info_ = PacketInfo{};
+  info_.parsed = true;
+  auto view = wire::FrameView::Locate(std::span<const uint8_t>(bytes.data(), bytes.size()));
+  if (!view.ok()) return;
+  const wire::FrameView& v = *view;
+  info_.ip = true;
+  info_.ip_version = v.ip_version();
+  info_.ecn = v.ecn();
+  info_.sport = v.sport();
+  info_.dport = v.dport();
+  if (!v.is_meta()) return;
+  info_.meta = true;
+  info_.opcode = v.meta_opcode();
+  info_.flags = v.meta_flags();
+  info_.path_id = v.meta_path_id();
+  info_.psn = v.meta_psn();
+  info_.conn_id = v.meta_dst_conn_id();
+  info_.meta_offset = static_cast<uint32_t>(v.payload_offset());
+  info_.meta_end = static_cast<uint32_t>(v.ip_end());
+  const size_t meh = v.payload_offset() + wire::kCommonHeaderSize;
+  if (wire::IsDataOpcode(static_cast<wire::Opcode>(info_.opcode)) && meh + 2 <= v.ip_end()) {
+    info_.has_stream = true;
+    info_.stream_id = static_cast<uint16_t>(bytes[meh] << 8 | bytes[meh + 1]);
+  }
+}
+
+bool Packet::MarkCe() {
+  auto view = wire::FrameView::Locate(std::span<uint8_t>(bytes.data(), bytes.size()));
+  if (!view.ok()) return false;
+  if (!view->MarkCe()) return false;
+  ce_marked = true;
+  if (info_.parsed) info_.ecn = wire::kEcnCe;
+  return true;
+}
+
+std::string Packet::FateString() const {
+  std::string s;
+  for (int i = 0; i < num_notes; ++i) {
+    if (!s.empty()) s += ", ";
+    s += FateKindName(notes[i].kind);
+    s += " by ";
+    s += notes[i].stage;
+  }
+  if (notes_dropped > 0) s += ", +" + std::to_string(notes_dropped) + " more";
+  return s.empty() ? "clean" : s;
+}
+
+}  // namespace mroce::impairment

@@ -1,0 +1,236 @@
+#include "mroce/impairment/stages.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mroce::impairment {
+
+namespace {
+uint32_t PathKey(const Packet& p) {
+  const PacketInfo& i = p.Info();
+  return static_cast<uint32_t>(p.direction) << 24 | static_cast<uint32_t>(p.plane) << 16 | i.sport;
+}
+uint32_t SaturateU32(int64_t v) { return v < 0 ? 0 : (v > 0xFFFFFFFFLL ? 0xFFFFFFFFu : static_cast<uint32_t>(v)); }
+}  // namespace
+
+// ----- DelayStage ------------------------------------------------------------------------------
+
+DelayStage::DelayStage(std::string name, const Params& params, uint64_t run_seed)
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
+
+double DelayStage::ConfiguredMeanNs() const {
+  const double base = static_cast<double>(params_.base.nanos());
+  switch (params_.distribution) {
+    case Distribution::kConstant: return base;
+    case Distribution::kUniform: return base + params_.jitter_ns / 2;
+    case Distribution::kNormal: return base;  // Truncation at 0 biases this up when sd ~ base.
+    case Distribution::kPareto:
+      return params_.pareto_shape > 1 ? base + params_.pareto_shape * params_.jitter_ns / (params_.pareto_shape - 1)
+                                       : INFINITY;
+  }
+  return base;
+}
+
+void DelayStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  double d = static_cast<double>(params_.base.nanos());
+  switch (params_.distribution) {
+    case Distribution::kConstant: break;
+    case Distribution::kUniform: d += rng_.Uniform(0, params_.jitter_ns); break;
+    case Distribution::kNormal: d = std::max(0.0, d + rng_.Normal(0, params_.jitter_ns)); break;
+    case Distribution::kPareto: d += rng_.Pareto(params_.jitter_ns, params_.pareto_shape); break;
+  }
+  Time depart = now + Duration::Nanos(static_cast<int64_t>(std::llround(d)));
+  const uint32_t key = params_.scope == Scope::kPerPath ? PathKey(p) : 0;
+  if (params_.order_preserving) {
+    auto [it, inserted] = last_departure_.try_emplace(key, depart);
+    if (!inserted) {
+      depart = std::max(depart, it->second);
+      it->second = depart;
+    }
+  } else {
+    auto [it, inserted] = max_departure_.try_emplace(key, depart);
+    if (!inserted) {
+      if (depart < it->second) ++reordered_;
+      else it->second = depart;
+    }
+  }
+  const Duration delay = depart - now;
+  sum_delay_ns_ += static_cast<double>(delay.nanos());
+  if (delay > Duration::Zero()) p.Note(name().c_str(), FateKind::kDelayed, SaturateU32(delay.nanos()), now);
+  Pass(std::move(p), delay, out);
+}
+
+void DelayStage::FillStats(StageStats& s) const {
+  static const char* kNames[] = {"delay.constant", "delay.uniform", "delay.normal", "delay.pareto"};
+  s.kind = kNames[static_cast<int>(params_.distribution)];
+  s.lines.push_back({"mean delay", "ns", ConfiguredMeanNs(), considered_ ? sum_delay_ns_ / double(considered_) : 0.0});
+  s.lines.push_back({"reordered", "packets", 0, double(reordered_), false});
+}
+
+// ----- ReorderStage ----------------------------------------------------------------------------
+
+ReorderStage::ReorderStage(std::string name, const Params& params, uint64_t run_seed)
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {
+  if (params_.k == 0) params_.k = 1;
+  if (params_.every == 0) params_.every = 1;
+}
+
+uint32_t ReorderStage::ScopeKey(const Packet& p) const {
+  return params_.scope == Scope::kPerPath ? PathKey(p) : 0;
+}
+
+void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  const uint32_t key = ScopeKey(p);
+  auto it = held_.find(key);
+  if (it != held_.end()) {
+    // Another packet of the scope passes the held one.
+    Pass(std::move(p), Duration::Zero(), out);
+    Held& h = it->second;
+    if (++h.passed == params_.k) {
+      ++displaced_;
+      displacement_sum_ += h.passed;
+      h.packet.Note(name().c_str(), FateKind::kReordered, h.passed, now);
+      Packet held = std::move(h.packet);
+      held_.erase(it);
+      Pass(std::move(held), Duration::Zero(), out);
+    }
+    return;
+  }
+  ++seen_;
+  if (seen_ % params_.every == 0 && rng_.Bernoulli(params_.probability)) {
+    const Time deadline = now + params_.max_hold;
+    held_.emplace(key, Held{std::move(p), 0, deadline});
+    out.RequestWakeup(deadline);
+    return;
+  }
+  Pass(std::move(p), Duration::Zero(), out);
+}
+
+void ReorderStage::OnWakeup(Time now, Emitter& out) {
+  // Release, in key order (deterministic), every held packet whose deadline has come.
+  std::vector<uint32_t> due;
+  for (auto& [key, h] : held_)
+    if (h.deadline <= now) due.push_back(key);
+  std::sort(due.begin(), due.end());
+  for (uint32_t key : due) {
+    auto it = held_.find(key);
+    ++flushed_;
+    displacement_sum_ += it->second.passed;
+    if (it->second.passed > 0) it->second.packet.Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
+    Packet held = std::move(it->second.packet);
+    held_.erase(it);
+    Pass(std::move(held), Duration::Zero(), out);
+  }
+}
+
+void ReorderStage::FillStats(StageStats& s) const {
+  s.kind = params_.scope == Scope::kPerPath ? "reorder.displacement.per-path" : "reorder.displacement.across-paths";
+  const uint64_t released = displaced_ + flushed_;
+  s.lines.push_back({"displacement", "packets", double(params_.k), released ? double(displacement_sum_) / double(released) : 0.0});
+  s.lines.push_back({"displaced", "packets", 0, double(displaced_), false});
+  s.lines.push_back({"flushed at max_hold", "packets", 0, double(flushed_), false});
+}
+
+// ----- DuplicateStage --------------------------------------------------------------------------
+
+DuplicateStage::DuplicateStage(std::string name, const Params& params, uint64_t run_seed)
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
+
+void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  if (p.is_duplicate) {  // Never duplicate a duplicate.
+    Pass(std::move(p), Duration::Zero(), out);
+    return;
+  }
+  ++originals_;
+  if (!rng_.Bernoulli(params_.probability)) {
+    Pass(std::move(p), Duration::Zero(), out);
+    return;
+  }
+  ++duplicated_;
+  Packet copy = p;  // Copies bytes: duplication is the one stage that must allocate.
+  copy.id = out.NewPacketId();
+  copy.origin_id = p.id;
+  copy.is_duplicate = true;
+  p.Note(name().c_str(), FateKind::kDuplicated, 0, now);
+  copy.Note(name().c_str(), FateKind::kDuplicated, 1, now);
+  Duration delay = params_.copy_delay;
+  if (params_.copy_jitter > Duration::Zero())
+    delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+  Pass(std::move(p), Duration::Zero(), out);
+  Pass(std::move(copy), delay, out);
+}
+
+void DuplicateStage::FillStats(StageStats& s) const {
+  s.kind = "duplicate";
+  s.lines.push_back({"duplication", "%", params_.probability, originals_ ? double(duplicated_) / double(originals_) : 0.0});
+}
+
+// ----- CorruptStage ----------------------------------------------------------------------------
+
+CorruptStage::CorruptStage(std::string name, const Params& params, uint64_t run_seed)
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
+
+void CorruptStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  const PacketInfo& i = p.Info();
+  if (!i.meta || i.meta_end <= i.meta_offset || !rng_.Bernoulli(params_.probability)) {
+    Pass(std::move(p), Duration::Zero(), out);
+    return;
+  }
+  const uint64_t first_bit = uint64_t{i.meta_offset} * 8;
+  const uint64_t bit = rng_.UniformInt(first_bit, uint64_t{i.meta_end} * 8 - 1);
+  p.bytes[bit / 8] ^= static_cast<uint8_t>(0x80u >> (bit % 8));
+  p.corrupted = true;
+  p.InvalidateInfo();
+  ++corrupted_;
+  p.Note(name().c_str(), FateKind::kCorrupted, static_cast<uint32_t>(bit), now);
+  Pass(std::move(p), Duration::Zero(), out);
+}
+
+void CorruptStage::FillStats(StageStats& s) const {
+  s.kind = "corrupt.bitflip";
+  s.lines.push_back({"corruption", "%", params_.probability, considered_ ? double(corrupted_) / double(considered_) : 0.0});
+}
+
+// ----- BlackholeStage --------------------------------------------------------------------------
+
+BlackholeStage::BlackholeStage(std::string name, const Params& params, uint64_t run_seed)
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
+
+double BlackholeStage::DropProbability(Time now) const {
+  double prob = 0.0;
+  for (const Failure& f : params_.schedule) {
+    if (now >= f.fail_at && now < f.restore_at) return 1.0;
+    if (f.recovery > Duration::Zero() && now >= f.restore_at && now < f.restore_at + f.recovery) {
+      const double frac = static_cast<double>((now - f.restore_at).nanos()) / static_cast<double>(f.recovery.nanos());
+      prob = std::max(prob, 1.0 - frac);
+    }
+  }
+  return prob;
+}
+
+void BlackholeStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  const double prob = DropProbability(now);
+  if (prob >= 1.0) {
+    ++in_window_;
+    DropIt(std::move(p), now, out);
+    return;
+  }
+  if (prob > 0.0) {
+    ++in_recovery_;
+    expected_recovery_drops_ += prob;
+    if (rng_.Bernoulli(prob)) {
+      ++recovery_drops_;
+      DropIt(std::move(p), now, out);
+      return;
+    }
+  }
+  Pass(std::move(p), Duration::Zero(), out);
+}
+
+void BlackholeStage::FillStats(StageStats& s) const {
+  s.kind = "blackhole";
+  s.lines.push_back({"loss in failure windows", "%", in_window_ ? 1.0 : 0.0, in_window_ ? 1.0 : 0.0});
+  s.lines.push_back({"recovery drops", "packets", expected_recovery_drops_, double(recovery_drops_)});
+}
+
+}  // namespace mroce::impairment

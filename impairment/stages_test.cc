@@ -1,0 +1,324 @@
+// Statistics and edge cases of each stage, driven directly through a recording Emitter.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mroce/impairment/loss.h"
+#include "mroce/impairment/stages.h"
+#include "mroce/impairment/targeted_drop.h"
+#include "test_frames.h"
+
+namespace mroce::impairment {
+namespace {
+
+using testing::FrameSpec;
+using testing::MakePacket;
+
+constexpr uint64_t kSeed = 20260901;
+
+struct Recorder : Emitter {
+  struct Out {
+    Packet p;
+    Duration delay;
+  };
+  std::vector<Out> out;
+  std::vector<Packet> dropped;
+  std::vector<Time> wakeups;
+  uint64_t next_id = 1'000'000;
+  void Emit(Packet&& p, Duration d) override { out.push_back({std::move(p), d}); }
+  void Drop(Packet&& p) override { dropped.push_back(std::move(p)); }
+  void RequestWakeup(Time at) override { wakeups.push_back(at); }
+  uint64_t NewPacketId() override { return next_id++; }
+};
+
+// Feeds n packets (psn = i, given path/sport) through a stage at 1 us spacing.
+void Feed(Stage& s, Recorder& r, int n, FrameSpec spec = {}, int first_psn = 0) {
+  for (int i = 0; i < n; ++i) {
+    spec.psn = static_cast<uint32_t>(first_psn + i);
+    s.Process(MakePacket(static_cast<uint64_t>(first_psn + i + 1), spec), Time::FromNanos(int64_t{i} * 1000), r);
+  }
+}
+
+TEST(BernoulliLossTest, ZeroOneAndHundredPercent) {
+  for (double loss : {0.0, 1.0}) {
+    BernoulliLoss s("loss", {loss, {}}, kSeed);
+    Recorder r;
+    Feed(s, r, 1000);
+    EXPECT_EQ(r.dropped.size(), loss == 0.0 ? 0u : 1000u);
+    EXPECT_EQ(r.out.size(), loss == 0.0 ? 1000u : 0u);
+  }
+  BernoulliLoss one("loss", {1.0, {}}, kSeed);
+  Recorder r;
+  Feed(one, r, 1);
+  ASSERT_EQ(r.dropped.size(), 1u);
+  EXPECT_EQ(r.dropped[0].FateString(), "dropped by loss");
+}
+
+TEST(BernoulliLossTest, AchievedCloseToConfigured) {
+  BernoulliLoss s("loss", {0.01, {}}, kSeed);
+  Recorder r;
+  Feed(s, r, 100000);
+  const StageStats st = s.Stats();
+  EXPECT_EQ(st.considered, 100000u);
+  EXPECT_NEAR(st.Line("loss")->achieved, 0.01, 0.001);
+  EXPECT_NE(st.ToString().find("configured loss 1.00%, achieved"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("over 100000 packets"), std::string::npos);
+}
+
+TEST(BernoulliLossTest, MatchRestrictsToPath) {
+  Match m;
+  m.path_id = 3;
+  BernoulliLoss s("loss", {1.0, m}, kSeed);
+  Recorder r;
+  FrameSpec a, b;
+  b.path_id = 3;
+  Feed(s, r, 10, a);
+  Feed(s, r, 10, b, 100);
+  EXPECT_EQ(r.dropped.size(), 10u);
+  for (auto& p : r.dropped) EXPECT_EQ(p.Info().path_id, 3);
+  EXPECT_EQ(s.Stats().considered, 10u);
+}
+
+TEST(GilbertElliottTest, MeanLossAndBurstLengthFromParameters) {
+  auto params = GilbertElliottLoss::Params::FromMeanLossAndBurst(0.02, 4.0);
+  EXPECT_NEAR(params.StationaryLoss(), 0.02, 1e-12);
+  EXPECT_NEAR(params.MeanBurstLength(), 4.0, 1e-12);
+  GilbertElliottLoss s("ge", params, kSeed);
+  Recorder r;
+  Feed(s, r, 400000);
+  const StageStats st = s.Stats();
+  EXPECT_NEAR(st.Line("loss")->achieved, 0.02, 0.003) << st.ToString();
+  EXPECT_NEAR(s.AchievedMeanBurst(), 4.0, 0.25) << st.ToString();
+}
+
+TEST(GilbertElliottTest, EdgeCases) {
+  GilbertElliottLoss none("ge0", GilbertElliottLoss::Params::FromMeanLossAndBurst(0.0, 3.0), kSeed);
+  GilbertElliottLoss all("ge1", GilbertElliottLoss::Params::FromMeanLossAndBurst(1.0, 3.0), kSeed);
+  Recorder r0, r1;
+  Feed(none, r0, 5000);
+  Feed(all, r1, 5000);
+  EXPECT_EQ(r0.dropped.size(), 0u);
+  EXPECT_EQ(r1.dropped.size(), 5000u);
+}
+
+TEST(FourStateLossTest, AchievedMatchesStationaryLoss) {
+  FourStateLoss::Params p{.p13 = 0.01, .p31 = 0.3, .p32 = 0.2, .p23 = 0.5, .p14 = 0.005, .match = {}};
+  FourStateLoss s("4s", p, kSeed);
+  Recorder r;
+  Feed(s, r, 400000);
+  const StageStats st = s.Stats();
+  EXPECT_GT(p.StationaryLoss(), 0.02);
+  EXPECT_NEAR(st.Line("loss")->achieved, p.StationaryLoss(), 0.004) << st.ToString();
+  FourStateLoss never("4s0", FourStateLoss::Params{}, kSeed);
+  Recorder r0;
+  Feed(never, r0, 1000);
+  EXPECT_EQ(r0.dropped.size(), 0u);
+}
+
+TEST(TargetedDropTest, ByOpcodePathPsn) {
+  TargetedDrop::Params params;
+  params.match.path_id = 2;
+  params.match.psn = 5;
+  TargetedDrop s("td", params);
+  Recorder r;
+  FrameSpec spec;
+  spec.path_id = 2;
+  Feed(s, r, 10, spec);
+  spec.path_id = 1;
+  Feed(s, r, 10, spec);
+  ASSERT_EQ(r.dropped.size(), 1u);
+  EXPECT_EQ(r.dropped[0].Info().psn, 5u);
+  EXPECT_EQ(r.dropped[0].Info().path_id, 2);
+}
+
+TEST(TargetedDropTest, NthRetransmission) {
+  TargetedDrop::Params params;
+  params.match.psn = 7;
+  params.nth_retransmission = 2;
+  TargetedDrop s("td", params);
+  Recorder r;
+  FrameSpec spec;
+  spec.psn = 7;
+  s.Process(MakePacket(1, spec), Time::Zero(), r);  // Original: not a retransmission.
+  spec.flags = wire::kFlagRtx;
+  s.Process(MakePacket(2, spec), Time::Zero(), r);  // First resend.
+  s.Process(MakePacket(3, spec), Time::Zero(), r);  // Second resend: dropped.
+  s.Process(MakePacket(4, spec), Time::Zero(), r);  // Third.
+  ASSERT_EQ(r.dropped.size(), 1u);
+  EXPECT_EQ(r.dropped[0].id, 3u);
+  EXPECT_EQ(r.out.size(), 3u);
+}
+
+TEST(TargetedDropTest, AckThatWouldAcknowledgePsn) {
+  TargetedDrop::Params params;
+  params.match.opcode = static_cast<uint8_t>(wire::Opcode::kAck);
+  params.ack_for_psn = 10;
+  TargetedDrop s("td", params);
+  Recorder r;
+  auto ack = [](uint64_t id, uint32_t epsn, std::vector<int> sack) {
+    Packet p;
+    p.id = id;
+    p.bytes = testing::MakeAck(0, epsn, sack);
+    return p;
+  };
+  s.Process(ack(1, 5, {}), Time::Zero(), r);     // epsn 5: does not cover 10.
+  s.Process(ack(2, 5, {3}), Time::Zero(), r);    // SACK bit 3 = PSN 9.
+  s.Process(ack(3, 5, {4}), Time::Zero(), r);    // SACK bit 4 = PSN 10: first cover -> dropped.
+  s.Process(ack(4, 11, {}), Time::Zero(), r);    // Covers again: not the first time.
+  ASSERT_EQ(r.dropped.size(), 1u);
+  EXPECT_EQ(r.dropped[0].id, 3u);
+  TargetedDrop s2("td2", params);
+  Recorder r2;
+  s2.Process(ack(5, 11, {}), Time::Zero(), r2);  // Cumulative epsn past 10.
+  EXPECT_EQ(r2.dropped.size(), 1u);
+}
+
+TEST(TargetedDropTest, WindowsSkipAndCount) {
+  TargetedDrop::Params params;
+  params.windows = {{Time::FromNanos(10'000), Time::FromNanos(20'000)}};
+  TargetedDrop s("td", params);
+  Recorder r;
+  Feed(s, r, 30);  // Packets at 0, 1, ..., 29 us.
+  EXPECT_EQ(r.dropped.size(), 10u);
+  for (auto& p : r.dropped) EXPECT_TRUE(p.Info().psn >= 10 && p.Info().psn < 20);
+  TargetedDrop::Params p2;
+  p2.skip = 3;
+  p2.count = 2;
+  TargetedDrop s2("td2", p2);
+  Recorder r2;
+  Feed(s2, r2, 10);
+  ASSERT_EQ(r2.dropped.size(), 2u);
+  EXPECT_EQ(r2.dropped[0].Info().psn, 3u);
+  EXPECT_EQ(r2.dropped[1].Info().psn, 4u);
+}
+
+TEST(DuplicateTest, DuplicatesAreNeverDuplicated) {
+  DuplicateStage s("dup", {1.0, Duration::Micros(50), Duration::Zero(), {}}, kSeed);
+  Recorder r;
+  Feed(s, r, 100);
+  ASSERT_EQ(r.out.size(), 200u);
+  // Feed every output (copies included) through the same stage and a second one.
+  DuplicateStage s2("dup2", {1.0, Duration::Zero(), Duration::Zero(), {}}, kSeed);
+  Recorder r2, r3;
+  for (auto& o : r.out) s.Process(Packet(o.p), Time::Zero(), r2);
+  for (auto& o : r.out) s2.Process(Packet(o.p), Time::Zero(), r3);
+  size_t copies = 0;
+  for (auto& o : r.out) {
+    if (o.p.is_duplicate) {
+      ++copies;
+      EXPECT_EQ(o.delay, Duration::Micros(50));
+      EXPECT_NE(o.p.id, o.p.origin_id);
+      EXPECT_EQ(o.p.bytes, r.out[0].p.bytes.size() ? o.p.bytes : o.p.bytes);
+    }
+  }
+  EXPECT_EQ(copies, 100u);
+  // 200 in: 100 originals duplicated again (their copies are not) -> 300 each.
+  EXPECT_EQ(r2.out.size(), 300u);
+  EXPECT_EQ(r3.out.size(), 300u);
+  EXPECT_NEAR(s.Stats().Line("duplication")->achieved, 1.0, 1e-9);
+}
+
+TEST(DuplicateTest, RateCloseToConfigured) {
+  DuplicateStage s("dup", {0.05, Duration::Zero(), Duration::Zero(), {}}, kSeed);
+  Recorder r;
+  Feed(s, r, 50000);
+  EXPECT_NEAR(s.Stats().Line("duplication")->achieved, 0.05, 0.005);
+  DuplicateStage zero("dup0", {0.0, Duration::Zero(), Duration::Zero(), {}}, kSeed);
+  Recorder r0;
+  Feed(zero, r0, 1000);
+  EXPECT_EQ(r0.out.size(), 1000u);
+}
+
+TEST(CorruptTest, CrcCatchesEveryCorruption) {
+  CorruptStage s("corrupt", {1.0, {}}, kSeed);
+  Recorder r;
+  Feed(s, r, 2000);
+  ASSERT_EQ(r.out.size(), 2000u);
+  for (auto& o : r.out) {
+    ASSERT_TRUE(o.p.corrupted);
+    auto parsed = wire::ParseFrame(o.p.bytes);
+    ASSERT_FALSE(parsed.ok()) << "corruption at bit " << o.p.notes[0].detail << " not detected";
+    // The bit lies inside the MetaRoCE part (after Eth 14 + IPv4 20 + UDP 8 = 42 bytes).
+    EXPECT_GE(o.p.notes[0].detail, 42u * 8);
+  }
+  CorruptStage none("c0", {0.0, {}}, kSeed);
+  Recorder r0;
+  Feed(none, r0, 100);
+  for (auto& o : r0.out) EXPECT_TRUE(wire::ParseFrame(o.p.bytes).ok());
+}
+
+TEST(CorruptTest, CrcErrorNamesCrcWhenPayloadBitFlipped) {
+  CorruptStage s("corrupt", {1.0, {}}, 1);
+  Recorder r;
+  Feed(s, r, 500);
+  int crc_errors = 0;
+  for (auto& o : r.out) {
+    auto parsed = wire::ParseFrame(o.p.bytes);
+    ASSERT_FALSE(parsed.ok());
+    crc_errors += parsed.error().field == "crc";
+  }
+  EXPECT_GT(crc_errors, 300);  // Most bits are in the payload/ext: the CRC check reports them.
+}
+
+TEST(DelayTest, ConstantAndDistributions) {
+  DelayStage c("d", {Duration::Micros(5), DelayStage::Distribution::kConstant, 0, 2.5, false, Scope::kPerPath, {}}, kSeed);
+  Recorder r;
+  Feed(c, r, 10);
+  for (auto& o : r.out) EXPECT_EQ(o.delay, Duration::Micros(5));
+  for (auto dist : {DelayStage::Distribution::kUniform, DelayStage::Distribution::kNormal,
+                    DelayStage::Distribution::kPareto}) {
+    DelayStage s("dj", {Duration::Micros(10), dist, 2000, 3.0, false, Scope::kPerPath, {}}, kSeed);
+    Recorder rr;
+    Feed(s, rr, 50000);
+    const StageStats st = s.Stats();
+    for (auto& o : rr.out) ASSERT_GE(o.delay, Duration::Zero());
+    EXPECT_NEAR(st.Line("mean delay")->achieved, st.Line("mean delay")->configured, 60) << st.ToString();
+  }
+}
+
+TEST(DelayTest, OrderPreservingJitterNeverReorders) {
+  DelayStage s("op", {Duration::Zero(), DelayStage::Distribution::kUniform, 20000, 2.5, true, Scope::kPerPath, {}}, kSeed);
+  Recorder r;
+  Feed(s, r, 5000);  // 1 us spacing, up to 20 us jitter.
+  Time last = Time::Zero();
+  for (size_t i = 0; i < r.out.size(); ++i) {
+    const Time dep = Time::FromNanos(static_cast<int64_t>(i) * 1000) + r.out[i].delay;
+    EXPECT_GE(dep, last);
+    last = dep;
+  }
+  EXPECT_EQ(s.Stats().Line("reordered")->achieved, 0);
+  DelayStage j("jit", {Duration::Zero(), DelayStage::Distribution::kUniform, 20000, 2.5, false, Scope::kPerPath, {}}, kSeed);
+  Recorder rj;
+  Feed(j, rj, 5000);
+  EXPECT_GT(j.Stats().Line("reordered")->achieved, 1000);  // Jitter-induced reordering.
+}
+
+TEST(BlackholeTest, WindowAndGradualRecovery) {
+  BlackholeStage::Params params;
+  params.match.sport = 50000;
+  params.schedule = {{Time::FromNanos(100'000), Time::FromNanos(200'000), Duration::Micros(100)}};
+  BlackholeStage s("bh", params, kSeed);
+  EXPECT_EQ(s.DropProbability(Time::FromNanos(99'999)), 0.0);
+  EXPECT_EQ(s.DropProbability(Time::FromNanos(150'000)), 1.0);
+  EXPECT_NEAR(s.DropProbability(Time::FromNanos(250'000)), 0.5, 1e-9);
+  EXPECT_EQ(s.DropProbability(Time::FromNanos(300'000)), 0.0);
+  Recorder r;
+  FrameSpec on, off;
+  on.sport = 50000;
+  off.sport = 50001;
+  Feed(s, r, 400, on);
+  Feed(s, r, 400, off, 1000);
+  size_t in_window = 0, in_ramp = 0;
+  for (auto& p : r.dropped) {
+    EXPECT_EQ(p.Info().sport, 50000);
+    const uint32_t t_us = p.Info().psn;  // Packet i is sent at i us.
+    EXPECT_GE(t_us, 100u);
+    EXPECT_LT(t_us, 300u);
+    (t_us < 200 ? in_window : in_ramp)++;
+  }
+  EXPECT_EQ(in_window, 100u);
+  EXPECT_NEAR(static_cast<double>(in_ramp), 50.0, 15.0);
+}
+
+}  // namespace
+}  // namespace mroce::impairment
