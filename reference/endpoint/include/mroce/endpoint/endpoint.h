@@ -1,0 +1,77 @@
+// Endpoint: the MetaRoCE reference endpoint. A pure state machine: it never reads a clock and
+// never does I/O. Every call carries `now` (ns); frames leave through a FrameSink; timers are
+// exposed by NextDeadline() and fired by OnTimer(now). Adapters drive it through the verbs-like
+// API below.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "mroce/endpoint/connection.h"
+#include "mroce/endpoint/endpoint_config.h"
+
+namespace mroce::ref {
+
+class Endpoint {
+ public:
+  Endpoint(EndpointConfig config, FrameSink* sink);
+  ~Endpoint();
+
+  // --- verbs ---
+  // The region's VA is deterministic: `va` if non-zero, else the next automatic VA of this
+  // endpoint (0x10000000, then 4 KiB-aligned with 4 KiB gaps); never the host pointer.
+  Result<MemoryRegion> RegisterMemory(uint8_t* buffer, uint64_t length, uint32_t access, uint64_t va = 0);
+  Status DeregisterMemory(uint32_t rkey);
+  Result<ConnId> Connect(const PeerAddress& peer, const ConnectOptions& options, TimeNs now);
+  Status Accept(ConnId conn, TimeNs now);
+  Status Reject(ConnId conn, TimeNs now);
+  Status Disconnect(ConnId conn, TimeNs now);
+  Status PostRecv(ConnId conn, uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t wr_id);
+  Status PostSend(ConnId conn, uint16_t stream, const uint8_t* buffer, uint32_t length, uint64_t wr_id,
+                  std::optional<uint32_t> imm, TimeNs now);
+  Status PostWrite(ConnId conn, uint16_t stream, const uint8_t* buffer, uint32_t length, uint64_t remote_va,
+                   uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now);
+  Status PostRead(ConnId conn, uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t remote_va,
+                  uint32_t rkey, uint64_t wr_id, TimeNs now);
+  std::vector<Completion> PollCompletions(size_t max = SIZE_MAX);
+  std::vector<ConnEvent> PollEvents();
+
+  // --- data plane and time ---
+  void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now);
+  [[nodiscard]] TimeNs NextDeadline() const;  // kNever when idle
+  void OnTimer(TimeNs now);
+
+  // --- introspection ---
+  [[nodiscard]] const Connection* connection(ConnId conn) const;
+  [[nodiscard]] std::vector<ConnId> connections() const;
+  [[nodiscard]] const EndpointCounters& counters() const { return ctx_.counters; }  // endpoint scope
+  // Every counter and gauge of chapter 17 under its full name (endpoint.<name>,
+  // conn.<id>.<name>, path.<id>.<p>.<name>, path.<id>.<p>.rx.<name>); `now` for gauges that
+  // depend on time (active_senders). Reading changes nothing (MROCE-TEL-003).
+  void ForEachTelemetry(const TelemetryFn& fn, TimeNs now) const;
+  // The same at the time of the latest call that carried `now`.
+  void ForEachTelemetry(const TelemetryFn& fn) const { ForEachTelemetry(fn, last_now_); }
+  [[nodiscard]] const EndpointConfig& config() const { return ctx_.config; }
+  // Bytes of protocol state held now: endpoint total, and per connection.
+  [[nodiscard]] size_t StateBytes() const;
+
+ private:
+  friend class Connection;
+  void OnConnMgmt(const wire::Frame& frame, const wire::MetaPacket& pkt, TimeNs now);
+  void OnConnectReq(const wire::Frame& frame, const wire::MetaPacket& pkt, TimeNs now);
+  void SendAccept(Connection& c, TimeNs now);
+  void SendReject(const wire::Frame& frame, const wire::MetaPacket& pkt, wire::ConnReason reason,
+                  uint8_t ver_min, uint8_t ver_max);
+  [[nodiscard]] PeerAddress PeerOf(const wire::Frame& frame) const;
+  ConnId NewConnId();
+  void Reap(TimeNs now);
+
+  EndpointContext ctx_;
+  std::map<ConnId, std::unique_ptr<Connection>> conns_;
+  uint64_t rng_;
+  TimeNs last_now_ = 0;  // latest `now` seen (telemetry gauges read without a time)
+};
+
+}  // namespace mroce::ref

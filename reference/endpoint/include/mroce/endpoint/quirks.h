@@ -1,0 +1,72 @@
+// Quirks: named, deliberate deviations from the spec, off by default, used by the suite's self-test
+// to prove each deviation is caught. Every quirk changes a real code path (see README.md).
+#pragma once
+
+#include <bitset>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mroce/endpoint/types.h"
+
+namespace mroce::ref {
+
+enum class Quirk : uint8_t {
+  kGoBackN,                 // on a loss, resend the lost PSN and every later PSN on the path
+  kRetransmitAllAfterGap,   // on a loss, resend every unacked packet of the path
+  kReorderIsLoss,           // infer loss from connection-wide send order (cross-path reordering)
+  kSinglePath,              // send all data on path 0 only
+  kNoEntropyChange,         // never re-roll a path's UDP source port
+  kIgnoreEcn,               // the congestion controller ignores ce_count
+  kIgnoreRateHint,          // pace without the receiver's rate hint
+  kConstantRateHint,        // advertise the full link share regardless of the number of senders
+  kCompleteOutOfOrder,      // deliver completions as messages finish, not in stream order
+  kHolBlockStreams,         // deliver completions in connection-wide arrival order (HOL across streams)
+  kDoubleCompletionOnDup,   // a duplicate LAST packet of a completed message completes it again
+  kPlaceStalePacket,        // place payload of a message already completed (stale msn)
+  kAcceptBadCrc,            // skip the CRC check
+  kAcceptUnknownVersion,    // process packets whose CH.ver is not a negotiated version
+  kSkipRkeyBoundsCheck,     // check rkey but not the VA range
+  kDropSendWithoutRnr,      // drop a SEND with no posted receive silently (no RNR NACK, no ack)
+  kRetryForever,            // no retry limit (RTO and RNR)
+  kSackOffByOne,            // encode SACK bit i as PSN epsn + i instead of epsn + 1 + i
+  kNeverReintroducePath,    // a failed path is never probed or reintroduced
+  kNoAckCoalescingLimit,    // ack only on AR / gap / duplicate: no 4-packet or 4 us limit
+  kNoRtoBackoff,            // RTO is not doubled on expiry
+  kAcceptStaleEpoch,        // data of an older path epoch is processed as current
+  kRetransmitNewPsn,        // retransmit a lost packet with a new PSN instead of the same PSN
+  kRetransmitOtherPath,     // retransmit a lost packet on another path
+  kNoCeEcho,                // ACKs always carry ce_count 0 and no ECE flag
+  kNoDupAck,                // duplicates are dropped without an ACK
+  kIgnoreWindow,            // ignore cwnd (the 256-PSN window still holds)
+  kNoResourceLimit,         // accept messages beyond the per-stream window (no NACK RESOURCE)
+  kCount,
+};
+
+inline constexpr size_t kQuirkCount = static_cast<size_t>(Quirk::kCount);
+
+struct QuirkInfo {
+  Quirk quirk;
+  std::string_view name;         // stable name used on the command line
+  std::string_view description;  // one line
+};
+
+// The table of every quirk, in enum order.
+[[nodiscard]] std::span<const QuirkInfo> AllQuirks();
+
+// A set of quirks, parsed from "name[,name...]".
+class Quirks {
+ public:
+  Quirks() = default;
+  [[nodiscard]] static Result<Quirks> Parse(std::string_view list);
+  [[nodiscard]] bool Has(Quirk q) const { return bits_.test(static_cast<size_t>(q)); }
+  void Set(Quirk q, bool on = true) { bits_.set(static_cast<size_t>(q), on); }
+  [[nodiscard]] bool Empty() const { return bits_.none(); }
+  // Comma-separated names of the quirks set, in table order.
+  [[nodiscard]] std::string ToString() const;
+
+ private:
+  std::bitset<kQuirkCount> bits_;
+};
+
+}  // namespace mroce::ref

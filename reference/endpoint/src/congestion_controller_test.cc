@@ -1,0 +1,144 @@
+#include "mroce/endpoint/congestion_controller.h"
+#include "mroce/endpoint/rate_hint_allocator.h"
+
+#include <gtest/gtest.h>
+
+namespace mroce::ref {
+namespace {
+
+CongestionConfig Cfg() {
+  CongestionConfig c;
+  c.mtu = 1000;
+  c.full_packet_ip_bytes = 1000;
+  return c;
+}
+
+TEST(CongestionController, InitialWindowIsFourMtu) {
+  CongestionController cc(Cfg(), 2);
+  EXPECT_EQ(cc.cwnd_bytes(0), 4000u);  // MROCE-CC-002
+}
+
+TEST(CongestionController, AdditiveIncreaseFloorMtuTimesBytesOverCwnd) {
+  CongestionController cc(Cfg(), 2);
+  cc.OnAck(0, 4000, false, 1000, 0);  // a whole window acked: + 1 MTU
+  EXPECT_EQ(cc.cwnd_bytes(0), 5000u);
+  cc.OnAck(0, 4, false, 1000, 0);  // floor(1000 * 4 / 5000) = 0 (MROCE-CC-004)
+  EXPECT_EQ(cc.cwnd_bytes(0), 5000u);
+  EXPECT_EQ(cc.cwnd_bytes(1), 4000u);  // per path
+}
+
+TEST(CongestionController, HalvesOnCongestionAtMostOncePerSrtt) {
+  CongestionController cc(Cfg(), 1);
+  for (int i = 0; i < 4; ++i) cc.OnAck(0, 100000, false, 1, 0);
+  const uint64_t w = cc.cwnd_bytes(0);
+  EXPECT_TRUE(cc.OnAck(0, 1000, true, 10000, 100000));
+  EXPECT_EQ(cc.cwnd_bytes(0), w / 2);
+  EXPECT_FALSE(cc.OnAck(0, 1000, true, 10000, 105000));  // same SRTT
+  EXPECT_FALSE(cc.OnLoss(0, 10000, 105000));
+  EXPECT_EQ(cc.cwnd_bytes(0), w / 2);
+  EXPECT_TRUE(cc.OnLoss(0, 10000, 110000));  // next SRTT: a loss halves too
+  EXPECT_EQ(cc.cwnd_bytes(0), w / 4);
+}
+
+TEST(CongestionController, RtoSetsOneMtu) {
+  CongestionController cc(Cfg(), 1);
+  EXPECT_TRUE(cc.OnRto(0, 5));
+  EXPECT_EQ(cc.cwnd_bytes(0), 1000u);  // MROCE-CC-006
+  EXPECT_FALSE(cc.OnRto(0, 6));
+}
+
+TEST(CongestionController, IgnoreEcnQuirk) {
+  CongestionConfig c = Cfg();
+  c.ignore_ecn = true;
+  CongestionController cc(c, 1);
+  cc.OnAck(0, 1000, true, 10000, 100000);
+  EXPECT_GE(cc.cwnd_bytes(0), 4000u);
+}
+
+TEST(CongestionController, WindowNeverBelowOneMtuNorAbove256) {
+  CongestionController cc(Cfg(), 1);
+  for (int i = 0; i < 20; ++i) cc.OnAck(0, 1000, true, 1, i * 10);
+  EXPECT_EQ(cc.cwnd_bytes(0), 1000u);
+  for (int i = 0; i < 100000; ++i) cc.OnAck(0, 100000, false, 1, 0);
+  EXPECT_EQ(cc.cwnd_bytes(0), 256000u);
+}
+
+TEST(CongestionController, WindowAllowsPerCc003) {
+  CongestionController cc(Cfg(), 1);
+  EXPECT_TRUE(cc.WindowAllows(0, 0, 9000));     // nothing in flight
+  EXPECT_TRUE(cc.WindowAllows(0, 3000, 1000));  // exactly cwnd
+  EXPECT_FALSE(cc.WindowAllows(0, 3001, 1000));
+}
+
+TEST(CongestionController, PacerSpacesPacketsAtTheHint) {
+  CongestionController cc(Cfg(), 1);
+  cc.OnRateHint(8000, 0);  // 8 Gb/s: 1000 bytes = 1 us
+  EXPECT_TRUE(cc.PacerAllows(0));
+  cc.OnPacketSent(1000, 0);  // the bucket (one full packet) empties
+  EXPECT_TRUE(cc.PacerAllows(0));
+  cc.OnPacketSent(1000, 0);  // one packet of debt: now paced
+  EXPECT_EQ(cc.NextSendTime(0), 1000);
+  EXPECT_FALSE(cc.PacerAllows(999));
+  EXPECT_TRUE(cc.PacerAllows(1000));
+  cc.OnPacketSent(1000, 1000);
+  EXPECT_EQ(cc.NextSendTime(1000), 2000);
+  // Long idle: the bucket holds one full packet only.
+  cc.OnPacketSent(1000, 1000000);
+  cc.OnPacketSent(1000, 1000000);
+  EXPECT_EQ(cc.NextSendTime(1000000), 1001000);
+}
+
+TEST(CongestionController, HigherHintAppliesOneMicrosecondLater) {
+  CongestionController cc(Cfg(), 1);
+  cc.OnRateHint(1000, 0);
+  EXPECT_EQ(cc.pacing_rate_mbps(0), 1000u);
+  cc.OnRateHint(4000, 10000);
+  EXPECT_EQ(cc.pacing_rate_mbps(10500), 1000u);
+  EXPECT_EQ(cc.pacing_rate_mbps(11000), 4000u);
+  cc.OnRateHint(10, 20000);  // lower: at once
+  EXPECT_EQ(cc.pacing_rate_mbps(20000), 10u);
+  cc.OnRateHint(0, 30000);  // 0 is taken as 1 Mb/s
+  EXPECT_EQ(cc.pacing_rate_mbps(30000), 1u);
+}
+
+TEST(CongestionController, PeerMaxRateCapsAndSeedsTheHint) {
+  CongestionController cc(Cfg(), 1);
+  cc.SetPeerMaxRate(2000);
+  EXPECT_EQ(cc.latest_hint_mbps(), 2000u);
+  cc.OnRateHint(50000, 0);
+  EXPECT_EQ(cc.pacing_rate_mbps(5000), 2000u);
+}
+
+TEST(CongestionController, IgnoreRateHintQuirkUsesLinkRate) {
+  CongestionConfig c = Cfg();
+  c.ignore_rate_hint = true;
+  CongestionController cc(c, 1);
+  cc.OnRateHint(10, 0);
+  EXPECT_EQ(cc.pacing_rate_mbps(0), 100000u);
+}
+
+TEST(RateHintAllocator, FairShareOfActiveSenders) {
+  RateHintAllocator a(100000, 100000);
+  a.OnData(1, 0);
+  EXPECT_EQ(a.Hint(0), 95000u);
+  a.OnData(2, 10);
+  a.OnData(3, 20);
+  a.OnData(4, 30);
+  EXPECT_EQ(a.Hint(30), 23750u);
+  // Senders 2..4 go quiet; 100 us after their last packet they stop counting (MROCE-HINT-002).
+  a.OnData(1, 100020);
+  EXPECT_EQ(a.Hint(100029), 47500u);  // 1 and 4 still count
+  EXPECT_EQ(a.Hint(100030), 95000u);
+  RateHintAllocator b(100000, 100000);
+  for (ConnId c = 1; c <= 32; ++c) b.OnData(c, 0);
+  EXPECT_EQ(b.Hint(0), 2968u);  // the example of section 10.3
+}
+
+TEST(RateHintAllocator, ConstantQuirk) {
+  RateHintAllocator a(100000, 100000, /*constant=*/true);
+  for (ConnId c = 1; c < 5; ++c) a.OnData(c, 0);
+  EXPECT_EQ(a.Hint(0), 95000u);
+}
+
+}  // namespace
+}  // namespace mroce::ref
