@@ -270,16 +270,16 @@ uint64_t Fabric::Send(int host, int plane, std::span<const uint8_t> frame) {
   p.plane = static_cast<uint8_t>(plane);
   p.src_host = static_cast<uint16_t>(host);
   ++frames_sent_;
-  for (FabricObserver* o : observers_) o->OnSend(host, p, now);
+  // Route first so observers see the destination of every frame sent (kNoHost if unroutable).
   auto view = wire::FrameView::Locate(std::span<const uint8_t>(p.bytes.data(), p.bytes.size()));
   auto it = view.ok() ? addr_to_host_.find(AddrKey(view->dst_addr())) : addr_to_host_.end();
+  p.dst_host = it == addr_to_host_.end() ? kNoHost : static_cast<uint16_t>(it->second);
+  for (FabricObserver* o : observers_) o->OnSend(host, p, now);
   if (it == addr_to_host_.end()) {
     p.Note("fabric.route", FateKind::kDropped, 0, now);
-    const uint64_t id = p.id;
     DropPacket(idx, "fabric.route", now);
-    return id;
+    return 0;
   }
-  p.dst_host = static_cast<uint16_t>(it->second);
   p.ecmp_hash = EcmpHash(p.bytes, config_.ecmp_seed);
   const uint64_t id = p.id;
   Pipeline* egress = host_pipelines_[static_cast<size_t>(host * config_.num_planes + plane)].get();

@@ -57,6 +57,9 @@ struct PacketInfo {
   uint32_t meta_end = 0;     // One past the CRC trailer (IP end).
 };
 
+// Packet::dst_host of a frame the fabric could not route.
+inline constexpr uint16_t kNoHost = 0xFFFF;
+
 struct Packet {
   uint64_t id = 0;         // Unique within a run (duplicates get a fresh id).
   uint64_t origin_id = 0;  // Id of the packet this one was duplicated from (== id for originals).
