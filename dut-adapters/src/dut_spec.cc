@@ -1,0 +1,87 @@
+// DutSpec parsing and the factory of devices by kind.
+#include "mroce/dut/dut_spec.h"
+
+#include "mroce/dut/reference_dut.h"
+#include "mroce/dut/rocev2_dut.h"
+
+namespace mroce::dut {
+
+Result<DutSpec> DutSpec::Parse(std::string_view text) {
+  DutSpec spec;
+  spec.text = std::string(text);
+  const size_t colon = text.find(':');
+  spec.kind = std::string(text.substr(0, colon));
+  if (spec.kind.empty()) {
+    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2)");
+  }
+  if (colon == std::string_view::npos) return spec;
+  std::string_view rest = text.substr(colon + 1);
+  if (rest.empty()) {
+    return MakeError("dut.spec", "--dut '" + std::string(text) + "': nothing after ':' (expected key=value)");
+  }
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return MakeError("dut.spec", "--dut '" + std::string(text) + "': option '" + std::string(item) +
+                                       "' is not key=value");
+    }
+    spec.options.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return spec;
+}
+
+std::vector<std::string> DutSpec::Values(std::string_view key) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : options) {
+    if (k == key) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2"}; }
+
+namespace {
+
+Status RejectUnknownOptions(const DutSpec& spec, std::initializer_list<std::string_view> allowed) {
+  for (const auto& [k, v] : spec.options) {
+    bool ok = false;
+    for (auto a : allowed) ok = ok || k == a;
+    if (!ok) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      return MakeError("dut.spec", "--dut '" + spec.text + "': unknown option '" + k + "' for " + spec.kind +
+                                       (list.empty() ? " (takes none)" : " (known: " + list + ")"));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
+  if (spec.kind == "reference") {
+    if (auto s = RejectUnknownOptions(spec, {"quirk"}); !s.ok()) return s.error();
+    ref::Quirks quirks;
+    for (const auto& v : spec.Values("quirk")) {
+      auto q = ref::Quirks::Parse(v);
+      if (!q.ok()) return MakeError("dut.spec", "--dut '" + spec.text + "': " + q.error().message);
+      for (const auto& info : ref::AllQuirks()) {
+        if (q.value().Has(info.quirk)) quirks.Set(info.quirk);
+      }
+    }
+    return std::unique_ptr<Dut>(std::make_unique<ReferenceDut>(quirks));
+  }
+  if (spec.kind == "rocev2") {
+    if (auto s = RejectUnknownOptions(spec, {}); !s.ok()) return s.error();
+    return std::unique_ptr<Dut>(std::make_unique<Rocev2Dut>());
+  }
+  std::string known;
+  for (const auto& k : KnownDutKinds()) known += (known.empty() ? "" : ", ") + k;
+  return MakeError("dut.spec", "--dut '" + spec.text + "': unknown kind '" + spec.kind + "' (known: " + known + ")");
+}
+
+}  // namespace mroce::dut

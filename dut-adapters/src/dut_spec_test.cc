@@ -1,0 +1,54 @@
+#include "mroce/dut/dut_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace mroce::dut {
+namespace {
+
+TEST(DutSpecTest, KindOnly) {
+  auto s = DutSpec::Parse("reference");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().kind, "reference");
+  EXPECT_TRUE(s.value().options.empty());
+}
+
+TEST(DutSpecTest, OptionsInOrder) {
+  auto s = DutSpec::Parse("reference:quirk=go_back_n,quirk=ignore_ecn");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().Values("quirk"), (std::vector<std::string>{"go_back_n", "ignore_ecn"}));
+}
+
+TEST(DutSpecTest, ErrorsNameTheProblem) {
+  auto empty_kind = DutSpec::Parse(":quirk=x");
+  ASSERT_FALSE(empty_kind.ok());
+  EXPECT_NE(empty_kind.error().message.find("missing kind"), std::string::npos);
+  auto no_eq = DutSpec::Parse("reference:quirk");
+  ASSERT_FALSE(no_eq.ok());
+  EXPECT_NE(no_eq.error().message.find("'quirk' is not key=value"), std::string::npos);
+  auto trailing = DutSpec::Parse("reference:");
+  ASSERT_FALSE(trailing.ok());
+}
+
+TEST(DutSpecTest, MakeDutRejectsUnknownKindAndOption) {
+  auto unknown = MakeDut(DutSpec::Parse("nic0").value());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown kind 'nic0'"), std::string::npos);
+  auto bad_opt = MakeDut(DutSpec::Parse("reference:speed=1").value());
+  ASSERT_FALSE(bad_opt.ok());
+  EXPECT_NE(bad_opt.error().message.find("unknown option 'speed'"), std::string::npos);
+  auto bad_quirk = MakeDut(DutSpec::Parse("reference:quirk=no_such_quirk").value());
+  ASSERT_FALSE(bad_quirk.ok());
+  EXPECT_NE(bad_quirk.error().message.find("no_such_quirk"), std::string::npos);
+}
+
+TEST(DutSpecTest, MakeDutReferenceWithQuirkHasIdentity) {
+  auto d = MakeDut(DutSpec::Parse("reference:quirk=go_back_n").value());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d.value()->Identity(), "reference:quirk=go_back_n");
+  auto p = MakeDut(DutSpec::Parse("reference").value());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.value()->Identity(), "reference");
+}
+
+}  // namespace
+}  // namespace mroce::dut
