@@ -1,0 +1,209 @@
+// Runs the mroce-cts binary and checks its exit codes and output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "mroce/harness/results.h"
+#ifdef MROCE_HAVE_DECODE
+#include "mroce/pcap/pcap.h"
+#include "mroce/wire/wire.h"
+#endif
+#include "mroce/reports/run_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using mroce::harness::Verdict;
+
+struct Output {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Output Cts(const std::string& args) {
+  Output o;
+  std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+const std::string kData = MROCE_LOADER_TESTDATA;
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("mroce_cli_test_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string WriteRun(const std::string& name, std::vector<std::pair<std::string, Verdict>> results) {
+    mroce::harness::RunResult run;
+    run.dut.identity = "reference";
+    run.suite_version = "0.1.0";
+    for (auto& [id, v] : results) {
+      mroce::harness::TestResult t;
+      t.id = id;
+      t.level = mroce::harness::Level::kMust;
+      t.clauses = {{"MR-SACK-1", mroce::harness::Level::kMust}};
+      t.verdict = v;
+      run.tests.push_back(t);
+    }
+    std::string dir = (root_ / name).string();
+    std::string error;
+    EXPECT_TRUE(mroce::reports::WriteRunDir(dir, run, &error)) << error;
+    return dir;
+  }
+  fs::path root_;
+};
+
+TEST_F(Cli, HelpAndUsageErrors) {
+  EXPECT_EQ(Cts("--help").status, 0);
+  EXPECT_EQ(Cts("list --help").status, 0);
+  Output o = Cts("");
+  EXPECT_EQ(o.status, 2);
+  o = Cts("frobnicate");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("frobnicate"), std::string::npos) << o.out;
+  o = Cts("list --bogus");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("--bogus"), std::string::npos) << o.out;
+  o = Cts("diff onlyone");
+  EXPECT_EQ(o.status, 2);
+  o = Cts("merge " + root_.string());
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("--out"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, ListTableAndJson) {
+  Output o = Cts("list --suite " + kData + "/suite --catalog " + kData + "/catalog.json");
+  ASSERT_EQ(o.status, 0) << o.out;
+  size_t a = o.out.find("conn.crc.bad-crc-dropped"), b = o.out.find("loss.incast.fair-share"),
+         c = o.out.find("loss.sack.exact-retransmit");
+  ASSERT_NE(a, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(o.out.find("3 case(s)"), std::string::npos);
+  o = Cts("list --suite " + kData + "/suite --filter 'loss.*' --json --catalog " + kData + "/catalog.json");
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_EQ(o.out.find("conn.crc"), std::string::npos);
+  EXPECT_NE(o.out.find("\"id\": \"loss.incast.fair-share\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"style\": \"end-to-end\""), std::string::npos);
+  EXPECT_EQ(o.out, Cts("list --suite " + kData + "/suite --filter 'loss.*' --json --catalog " + kData + "/catalog.json").out);  // Deterministic.
+}
+
+TEST_F(Cli, ListRejectsInvalidSuite) {
+  Output o = Cts("list --suite " + kData + "/dup --catalog " + kData + "/catalog.json");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("duplicate case id 'dup.same-id'"), std::string::npos) << o.out;
+  o = Cts("list --suite " + (root_ / "nope").string());
+  EXPECT_EQ(o.status, 2);
+}
+
+TEST_F(Cli, Validate) {
+  Output o = Cts("validate " + kData + "/suite --catalog " + kData + "/catalog.json");
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("ok, 3 case(s)"), std::string::npos);
+  std::ofstream(root_ / "bad.yaml") << "id: a.b\ntitle: T\nclauses: [{id: MR-SACK-1, level: MUST}]\nstyle: end-to-end\n"
+                                       "workload: {ops: [{op: write, size: 1}]}\nchecks: [c]\nsurprise: 1\n";
+  o = Cts("validate " + (root_ / "bad.yaml").string() + " --catalog " + kData + "/catalog.json");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.out.find("bad.yaml:7:1: surprise: unknown key 'surprise'"), std::string::npos) << o.out;
+  std::ofstream(root_ / "unknown-clause.yaml") << "id: a.b\ntitle: T\nclauses: [{id: MR-X-1, level: MUST}]\nstyle: end-to-end\n"
+                                                  "workload: {ops: [{op: write, size: 1}]}\nchecks: [c]\n";
+  o = Cts("validate " + (root_ / "unknown-clause.yaml").string() + " --catalog " + kData + "/catalog.json");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.out.find("unknown-clause.yaml:3:16: clauses[0].id: clause 'MR-X-1' is not in the clause catalog"), std::string::npos) << o.out;
+  EXPECT_EQ(Cts("validate " + (root_ / "missing.yaml").string()).status, 2);
+}
+
+TEST_F(Cli, ReportRerenders) {
+  std::string dir = WriteRun("run", {{"a.b", Verdict::kPass}});
+  fs::remove(fs::path(dir) / "report.html");
+  fs::remove(fs::path(dir) / "junit.xml");
+  Output o = Cts("report " + dir);
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "report.html"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "junit.xml"));
+  EXPECT_EQ(Cts("report " + (root_ / "nope").string()).status, 2);
+}
+
+TEST_F(Cli, DiffExitCodes) {
+  std::string old_dir = WriteRun("old", {{"a.b", Verdict::kPass}, {"a.c", Verdict::kFail}});
+  std::string same = WriteRun("same", {{"a.b", Verdict::kPass}, {"a.c", Verdict::kFail}});
+  std::string better = WriteRun("better", {{"a.b", Verdict::kPass}, {"a.c", Verdict::kPass}});
+  std::string worse = WriteRun("worse", {{"a.b", Verdict::kFail}, {"a.c", Verdict::kFail}});
+  EXPECT_EQ(Cts("diff " + old_dir + " " + same).status, 0);
+  EXPECT_EQ(Cts("diff " + old_dir + " " + better).status, 0);
+  Output o = Cts("diff " + old_dir + " " + worse + "/report.json");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.out.find("REGRESSION  a.b  pass -> fail"), std::string::npos) << o.out;
+  EXPECT_EQ(Cts("diff " + old_dir + " " + (root_ / "nope").string()).status, 2);
+}
+
+TEST_F(Cli, MergeShards) {
+  std::string s1 = WriteRun("s1", {{"a.b", Verdict::kPass}});
+  std::string s2 = WriteRun("s2", {{"a.c", Verdict::kPass}});
+  std::string conflict = WriteRun("s3", {{"a.b", Verdict::kFail}});
+  Output o = Cts("merge --out " + (root_ / "merged").string() + " " + s1 + " " + s2);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("2 case(s), MUST 2/2, conformant"), std::string::npos) << o.out;
+  std::string error;
+  auto merged = mroce::reports::ReadRun((root_ / "merged").string(), &error);
+  ASSERT_TRUE(merged) << error;
+  EXPECT_EQ(merged->tests.size(), 2u);
+  o = Cts("merge --out " + (root_ / "merged2").string() + " " + s1 + " " + conflict);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("case 'a.b' has conflicting results"), std::string::npos) << o.out;
+}
+
+#ifdef MROCE_HAVE_DECODE
+TEST_F(Cli, DecodeFramesAndParseErrors) {
+  std::string path = (root_ / "t.pcap").string();
+  {
+    mroce::pcap::Status st;
+    auto w = mroce::pcap::Writer::Open(path, &st);
+    ASSERT_TRUE(w) << st.message;
+    mroce::wire::Frame f;  // Defaults: Ethernet / IPv4 / UDP / MetaRoCE; computed fields filled.
+    w->Write(1000, mroce::wire::SerializeFrame(f));
+    std::vector<uint8_t> runt(10, 0xab);
+    w->Write(2000, runt);
+    w->Flush();
+  }
+  Output o = Cts("decode " + path);
+  EXPECT_EQ(o.status, 1) << o.out;
+  EXPECT_NE(o.out.find("frame 1  time 0.000001000 s"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ch.opcode"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("frame 2"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("parse error: eth."), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("2 frame(s), 1 with parse errors"), std::string::npos) << o.out;
+  o = Cts("decode --json " + path);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.out.find("\"index\": 2"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"error\": {"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"ch.opcode\":"), std::string::npos) << o.out;
+}
+#endif
+
+TEST_F(Cli, DecodeMissingFile) {
+  Output o = Cts("decode " + (root_ / "nope.pcap").string());
+#ifdef MROCE_HAVE_DECODE
+  EXPECT_EQ(o.status, 2) << o.out;
+#else
+  EXPECT_EQ(o.status, 3) << o.out;
+  EXPECT_NE(o.out.find("decode is unavailable"), std::string::npos);
+#endif
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+// `mroce-cts diff OLD NEW`: regressions between two runs (directories or report.json files).
+// Exit 1 on any regression (or lost conformance), 0 otherwise, 2 when a run cannot be read.
+#include "command.h"
+#include "mroce/harness/expectations.h"
+#include "mroce/reports/diff.h"
+#include "mroce/reports/run_dir.h"
+
+namespace mroce::cli {
+namespace {
+
+class DiffCommand : public Command {
+ public:
+  void Configure(CLI::App& sub) override {
+    sub.add_option("old", old_, "Baseline run directory or report.json")->required();
+    sub.add_option("new", new_, "Candidate run directory or report.json")->required();
+  }
+
+  int Run(std::ostream& out, std::ostream& err) override {
+    std::string error;
+    auto old_run = reports::ReadRun(old_, &error);
+    if (!old_run) {
+      err << "mroce-cts: error: " << error << "\n";
+      return harness::kExitUsage;
+    }
+    auto new_run = reports::ReadRun(new_, &error);
+    if (!new_run) {
+      err << "mroce-cts: error: " << error << "\n";
+      return harness::kExitUsage;
+    }
+    reports::RunDiff diff = reports::DiffRuns(*old_run, *new_run);
+    out << reports::FormatDiff(diff);
+    return diff.has_regression() ? harness::kExitUnexpected : harness::kExitOk;
+  }
+
+ private:
+  std::string old_;
+  std::string new_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeDiffCommand() { return std::make_unique<DiffCommand>(); }
+
+}  // namespace mroce::cli

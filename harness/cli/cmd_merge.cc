@@ -1,0 +1,44 @@
+// `mroce-cts merge --out DIR SHARD_DIR...`: one run from shard runs (conflicting ids are an error).
+#include "command.h"
+#include "mroce/harness/expectations.h"
+#include "mroce/reports/merge.h"
+#include "mroce/reports/run_dir.h"
+
+namespace mroce::cli {
+namespace {
+
+class MergeCommand : public Command {
+ public:
+  void Configure(CLI::App& sub) override {
+    sub.add_option("--out,-o", out_dir_, "Directory of the merged run")->required();
+    sub.add_option("shards", dirs_, "Shard run directories")->required();
+  }
+
+  int Run(std::ostream& out, std::ostream& err) override {
+    std::string error;
+    if (!reports::MergeRunDirs(dirs_, out_dir_, &error)) {
+      err << "mroce-cts: error: " << error << "\n";
+      return harness::kExitUsage;
+    }
+    auto merged = reports::ReadRun(out_dir_, &error);
+    if (!merged) {
+      err << "mroce-cts: error: " << error << "\n";
+      return harness::kExitHarnessError;
+    }
+    harness::Summary s = harness::Summarize(*merged);
+    out << "merged " << dirs_.size() << " shard(s) into " << out_dir_ << ": " << s.total << " case(s), MUST "
+        << s.must_pass << "/" << s.must_total << ", " << (s.conformant ? "conformant" : "not conformant")
+        << (merged->incomplete ? " (incomplete)" : "") << "\n";
+    return harness::kExitOk;
+  }
+
+ private:
+  std::string out_dir_;
+  std::vector<std::string> dirs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeMergeCommand() { return std::make_unique<MergeCommand>(); }
+
+}  // namespace mroce::cli

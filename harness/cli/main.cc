@@ -1,0 +1,70 @@
+// mroce-cts: the MetaRoCE conformance test suite's command-line tool.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "command.h"
+#include "mroce/harness/expectations.h"
+
+namespace {
+
+// Subcommands in the order `--help` lists them.
+const mroce::cli::CommandInfo kCommands[] = {
+    {"list", "List the cases of a suite", mroce::cli::MakeListCommand},
+    {"validate", "Check case files (schema, clause ids, duplicate ids)", mroce::cli::MakeValidateCommand},
+    {"report", "Re-render junit.xml and report.html of a run directory from its report.json",
+     mroce::cli::MakeReportCommand},
+    {"diff", "Compare two runs; exit 1 on regressions", mroce::cli::MakeDiffCommand},
+    {"merge", "Merge shard run directories into one run", mroce::cli::MakeMergeCommand},
+    {"decode", "Decode every frame of a pcap with the MetaRoCE codec", mroce::cli::MakeDecodeCommand},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mroce-cts: conformance test suite for MetaRoCE", "mroce-cts"};
+  app.set_version_flag("--version", std::string("mroce-cts ") + MROCE_CTS_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, std::unique_ptr<mroce::cli::Command>>> commands;
+  for (const auto& info : kCommands) {
+    CLI::App* sub = app.add_subcommand(info.name, info.help);
+    auto cmd = info.make();
+    cmd->Configure(*sub);
+    commands.emplace_back(sub, std::move(cmd));
+  }
+  // CLI11 reports an unknown command only as "a subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto& info : kCommands) known = known || std::string_view(argv[1]) == info.name;
+    if (!known) {
+      std::cerr << "mroce-cts: error: unknown command '" << argv[1] << "' (run 'mroce-cts --help')\n";
+      return mroce::harness::kExitUsage;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "mroce-cts: error: " << e.what() << "\n(run 'mroce-cts --help' or 'mroce-cts <command> --help')\n";
+    return mroce::harness::kExitUsage;
+  }
+  for (auto& [sub, cmd] : commands) {
+    if (sub->parsed()) {
+      try {
+        return cmd->Run(std::cout, std::cerr);
+      } catch (const std::exception& e) {
+        std::cerr << "mroce-cts: internal error: " << e.what() << "\n";
+        return mroce::harness::kExitHarnessError;
+      }
+    }
+  }
+  return mroce::harness::kExitUsage;
+}

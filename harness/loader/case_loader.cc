@@ -1,0 +1,799 @@
+#include "mroce/harness/case_loader.h"
+
+#include <arpa/inet.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "yaml_reader.h"
+
+namespace mroce::harness {
+
+using internal::Index;
+using internal::IsQuoted;
+using internal::Join;
+using internal::YamlReader;
+
+std::string Diagnostic::ToString() const {
+  std::string out = where.ToString() + ": ";
+  if (!key.empty()) out += key + ": ";
+  return out + message;
+}
+
+namespace {
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Splits "12.5us" into 12.5 and "us".
+bool SplitNumber(std::string_view text, double* number, std::string* unit) {
+  std::string t = Trim(text);
+  size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.' || t[i] == '+' ||
+                          (t[i] == 'e' && i > 0 && i + 1 < t.size() &&
+                           std::isdigit(static_cast<unsigned char>(t[i + 1]))))) {
+    ++i;
+  }
+  if (i == 0) return false;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + i, *number);
+  if (ec != std::errc() || end != t.data() + i || !std::isfinite(*number)) return false;
+  *unit = Lower(Trim(std::string_view(t).substr(i)));
+  return true;
+}
+
+bool ParseU64(std::string_view text, uint64_t* out) {
+  std::string t = Trim(text);
+  int base = 10;
+  std::string_view digits = t;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    base = 16;
+    digits.remove_prefix(2);
+  }
+  if (digits.empty()) return false;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out, base);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+bool ParseHexBytes(std::string_view hex, std::vector<uint8_t>* out) {
+  std::string h;
+  for (char c : hex) {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == '-') continue;
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    h += c;
+  }
+  if (h.empty() || h.size() % 2 != 0) return false;
+  out->clear();
+  for (size_t i = 0; i < h.size(); i += 2) out->push_back(static_cast<uint8_t>(std::stoi(h.substr(i, 2), nullptr, 16)));
+  return true;
+}
+
+}  // namespace
+
+std::optional<Duration> ParseDuration(std::string_view text, std::string* error) {
+  double n = 0;
+  std::string unit;
+  if (!SplitNumber(text, &n, &unit) || n < 0) {
+    *error = "expected a duration such as 3rtt, 500ns, 10us, 1.5ms or 2s, got '" + std::string(text) + "'";
+    return std::nullopt;
+  }
+  if (unit.empty() || unit == "rtt" || unit == "rtts") return Duration::Rtts(n);
+  static const std::map<std::string, double> kNs = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  auto it = kNs.find(unit);
+  if (it == kNs.end()) {
+    *error = "unknown time unit '" + unit + "' in '" + std::string(text) + "' (rtt, ns, us, ms, s)";
+    return std::nullopt;
+  }
+  return Duration::Nanoseconds(n * it->second);
+}
+
+std::optional<int64_t> ParseSize(std::string_view text, std::string* error) {
+  double n = 0;
+  std::string unit;
+  if (!SplitNumber(text, &n, &unit) || n < 0) {
+    *error = "expected a size such as 4096, 4KiB or 1MiB, got '" + std::string(text) + "'";
+    return std::nullopt;
+  }
+  static const std::map<std::string, double> kScale = {
+      {"", 1}, {"b", 1}, {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
+      {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}};
+  auto it = kScale.find(unit);
+  if (it == kScale.end()) {
+    *error = "unknown size unit in '" + std::string(text) + "' (B, KiB, MiB, GiB, KB, MB, GB)";
+    return std::nullopt;
+  }
+  double bytes = n * it->second;
+  if (bytes != std::floor(bytes) || bytes > 9.0e18) {
+    *error = "size '" + std::string(text) + "' is not a whole number of bytes";
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+std::optional<int64_t> ParseRate(std::string_view text, std::string* error) {
+  double n = 0;
+  std::string unit;
+  if (!SplitNumber(text, &n, &unit) || n <= 0) {
+    *error = "expected a rate such as 100Gbps, 25G or 400Mbps, got '" + std::string(text) + "'";
+    return std::nullopt;
+  }
+  if (unit.size() > 3 && unit.substr(unit.size() - 3) == "bps") unit.resize(unit.size() - 3);
+  else if (unit == "bps") unit.clear();
+  static const std::map<std::string, double> kScale = {{"", 1}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}};
+  auto it = kScale.find(unit);
+  if (it == kScale.end()) {
+    *error = "unknown rate unit in '" + std::string(text) + "' (bps, Kbps, Mbps, Gbps, Tbps)";
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(std::llround(n * it->second));
+}
+
+std::optional<FieldPattern> ParsePattern(std::string_view raw, std::string* error) {
+  FieldPattern p;
+  std::string t = Trim(raw);
+  p.text = t;
+  auto bad = [&](const std::string& why) -> std::optional<FieldPattern> {
+    *error = "bad field value '" + t + "': " + why;
+    return std::nullopt;
+  };
+  uint64_t a = 0, b = 0;
+  if (t == "*") {
+    p.kind = FieldPattern::Kind::kAny;
+    return p;
+  }
+  if (t == "true" || t == "false") {
+    p.kind = FieldPattern::Kind::kExact;
+    p.value = t == "true" ? 1 : 0;
+    return p;
+  }
+  if (ParseU64(t, &a)) {
+    p.kind = FieldPattern::Kind::kExact;
+    p.value = a;
+    return p;
+  }
+  if (t[0] == '$') {
+    static const std::regex kVar(R"(\$([A-Za-z_][A-Za-z0-9_]*)\s*(?:([+-])\s*(\d+))?)");
+    std::smatch m;
+    if (!std::regex_match(t, m, kVar)) return bad("expected $name, $name+N or $name-N");
+    p.kind = FieldPattern::Kind::kVariable;
+    p.variable = m[1];
+    if (m[2].matched) {
+      p.offset = std::stoll(m[3]);
+      if (m[2] == "-") p.offset = -p.offset;
+    }
+    return p;
+  }
+  if (t.rfind("hex:", 0) == 0) {
+    p.kind = FieldPattern::Kind::kBytes;
+    if (!ParseHexBytes(t.substr(4), &p.bytes)) return bad("expected an even number of hex digits after hex:");
+    return p;
+  }
+  if (size_t dots = t.find(".."); dots != std::string::npos) {
+    if (!ParseU64(t.substr(0, dots), &a) || !ParseU64(t.substr(dots + 2), &b) || a > b) {
+      return bad("expected lo..hi with lo <= hi");
+    }
+    p.kind = FieldPattern::Kind::kRange;
+    p.lo = a;
+    p.hi = b;
+    return p;
+  }
+  for (std::string_view op : {">=", "<=", "!=", ">", "<"}) {
+    if (t.rfind(op, 0) != 0) continue;
+    if (!ParseU64(t.substr(op.size()), &a)) return bad("expected a number after " + std::string(op));
+    if (op == "!=") {
+      p.kind = FieldPattern::Kind::kNotEqual;
+      p.value = a;
+      return p;
+    }
+    p.kind = FieldPattern::Kind::kRange;
+    if (op == ">=") { p.lo = a; p.hi = UINT64_MAX; }
+    if (op == "<=") { p.lo = 0; p.hi = a; }
+    if (op == ">") {
+      if (a == UINT64_MAX) return bad("nothing is greater");
+      p.lo = a + 1; p.hi = UINT64_MAX;
+    }
+    if (op == "<") {
+      if (a == 0) return bad("nothing is less than 0");
+      p.lo = 0; p.hi = a - 1;
+    }
+    return p;
+  }
+  if (size_t slash = t.find('/'); slash != std::string::npos) {
+    if (!ParseU64(t.substr(0, slash), &a) || !ParseU64(t.substr(slash + 1), &b)) {
+      return bad("expected value/mask");
+    }
+    if ((a & ~b) != 0) return bad("value has bits outside the mask");
+    p.kind = FieldPattern::Kind::kMask;
+    p.value = a;
+    p.mask = b;
+    return p;
+  }
+  // Addresses: IPv4 dotted quad, MAC, IPv6.
+  unsigned char buf[16];
+  if (inet_pton(AF_INET, t.c_str(), buf) == 1) {
+    p.kind = FieldPattern::Kind::kBytes;
+    p.bytes.assign(buf, buf + 4);
+    return p;
+  }
+  static const std::regex kMac(R"([0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5})");
+  if (std::regex_match(t, kMac)) {
+    p.kind = FieldPattern::Kind::kBytes;
+    ParseHexBytes(t, &p.bytes);
+    return p;
+  }
+  if (t.find(':') != std::string::npos && inet_pton(AF_INET6, t.c_str(), buf) == 1) {
+    p.kind = FieldPattern::Kind::kBytes;
+    p.bytes.assign(buf, buf + 16);
+    return p;
+  }
+  return bad("expected a number, *, lo..hi, >N, >=N, <N, <=N, !=N, value/mask, $var, a MAC or IP address, or hex:...");
+}
+
+namespace {
+
+constexpr int64_t kMaxCount = 1'000'000'000;
+
+class CaseParser {
+ public:
+  CaseParser(std::string file, const LoaderOptions& options, std::vector<Diagnostic>* errors)
+      : r_(std::move(file), errors), options_(options), errors_(errors) {}
+
+  Case Parse(const YAML::Node& root) {
+    Case c;
+    c.where = {r_.file(), 1, 1};
+    if (!r_.Map(root, "", {"id", "title", "description", "clauses", "requires", "tags", "topology",
+                           "impairments", "style", "workload", "script", "checks", "timeouts"},
+                {"id", "title", "clauses", "style"})) {
+      return c;
+    }
+    if (root["id"]) ParseId(root["id"], &c.id);
+    if (root["title"]) {
+      if (auto s = r_.String(root["title"], "title")) {
+        c.title = *s;
+        if (Trim(c.title).empty()) r_.Error(root["title"], "title", "must not be empty");
+      }
+    }
+    if (root["description"]) {
+      if (auto s = r_.String(root["description"], "description")) c.description = *s;
+    }
+    if (root["clauses"]) c.clauses = ParseClauses(root["clauses"], "clauses", /*allow_empty=*/false);
+    if (root["requires"]) {
+      if (auto l = r_.StringList(root["requires"], "requires")) c.requires_caps = *l;
+    }
+    if (root["tags"]) {
+      if (auto l = r_.StringList(root["tags"], "tags")) c.tags = *l;
+    }
+    if (root["topology"]) ParseTopology(root["topology"], &c.topology);
+    if (root["impairments"]) ParseImpairments(root["impairments"], &c.impairments);
+    if (root["style"]) {
+      if (auto s = r_.String(root["style"], "style")) {
+        if (*s == "end-to-end") {
+          c.style = Style::kEndToEnd;
+          if (!root["workload"]) r_.Error(root, "workload", "missing required key 'workload' (style end-to-end)");
+          if (root["script"]) r_.Error(root["script"], "script", "'script' belongs to style scripted, not end-to-end");
+        } else if (*s == "scripted") {
+          c.style = Style::kScripted;
+          if (!root["script"]) r_.Error(root, "script", "missing required key 'script' (style scripted)");
+          if (root["workload"]) r_.Error(root["workload"], "workload", "'workload' belongs to style end-to-end, not scripted");
+        } else {
+          r_.Error(root["style"], "style", "expected end-to-end or scripted, got '" + *s + "'");
+        }
+      }
+    }
+    if (root["workload"]) ParseWorkload(root["workload"], &c.workload);
+    if (root["script"]) ParseScript(root["script"], &c.script);
+    if (root["checks"]) ParseChecks(root["checks"], &c.checks);
+    bool style_known = root["style"] && root["style"].IsScalar() &&
+                       (root["style"].Scalar() == "end-to-end" || root["style"].Scalar() == "scripted");
+    if (c.style == Style::kEndToEnd && style_known && !root["checks"]) {
+      r_.Error(root, "checks", "missing required key 'checks' (an end-to-end case needs at least one check)");
+    }
+    if (root["timeouts"]) ParseTimeouts(root["timeouts"], &c.timeouts);
+    return c;
+  }
+
+ private:
+  void ParseId(const YAML::Node& n, std::string* out) {
+    auto s = r_.String(n, "id");
+    if (!s) return;
+    static const std::regex kId(R"([a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+)");
+    if (!std::regex_match(*s, kId)) {
+      r_.Error(n, "id", "'" + *s + "' is not a stable dotted id (lowercase words separated by dots, "
+                        "e.g. loss.sack.exact-retransmit)");
+    }
+    *out = *s;
+  }
+
+  std::vector<ClauseRef> ParseClauses(const YAML::Node& n, const std::string& path, bool allow_empty) {
+    std::vector<ClauseRef> out;
+    if (!r_.Sequence(n, path)) return out;
+    if (n.size() == 0 && !allow_empty) r_.Error(n, path, "must list at least one clause");
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string p = Index(path, i);
+      const YAML::Node& item = n[i];
+      if (!r_.Map(item, p, {"id", "level"}, {"id", "level"})) continue;
+      ClauseRef ref;
+      bool ok = true;
+      if (item["id"]) {
+        auto id = r_.String(item["id"], Join(p, "id"));
+        ok = ok && id.has_value();
+        if (id) ref.id = *id;
+      } else {
+        ok = false;
+      }
+      if (item["level"]) {
+        auto lv = r_.String(item["level"], Join(p, "level"));
+        if (lv) {
+          if (auto l = ParseLevel(*lv)) {
+            ref.level = *l;
+          } else {
+            r_.Error(item["level"], Join(p, "level"), "bad level '" + *lv + "' (expected MUST, SHOULD or MAY)");
+            ok = false;
+          }
+        } else {
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+      if (!ok) continue;
+      if (options_.catalog != nullptr) {
+        const CatalogClause* known = options_.catalog->Find(ref.id);
+        if (known == nullptr) {
+          r_.Error(item["id"], Join(p, "id"), "clause '" + ref.id + "' is not in the clause catalog");
+        } else if (known->level != ref.level) {
+          r_.Error(item["level"], Join(p, "level"),
+                   "clause '" + ref.id + "' is " + std::string(ToString(known->level)) +
+                       " in the catalog, not " + std::string(ToString(ref.level)));
+        }
+      }
+      for (const ClauseRef& prev : out) {
+        if (prev.id == ref.id) r_.Error(item["id"], Join(p, "id"), "clause '" + ref.id + "' listed twice");
+      }
+      out.push_back(ref);
+    }
+    return out;
+  }
+
+  template <class T, class F>
+  void Scalar(const YAML::Node& n, const std::string& path, F parse, T* out) {
+    if (!n.IsScalar()) {
+      r_.Error(n, path, "expected a scalar, got a " + std::string(n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null"));
+      return;
+    }
+    std::string err;
+    if (auto v = parse(n.Scalar(), &err)) {
+      *out = *v;
+    } else {
+      r_.Error(n, path, err);
+    }
+  }
+
+  void DurationAt(const YAML::Node& n, const std::string& path, Duration* out) {
+    Scalar(n, path, ParseDuration, out);
+  }
+
+  void ParseTopology(const YAML::Node& n, Topology* t) {
+    if (!r_.Map(n, "topology", {"planes", "spines", "paths", "link_rate", "spine_link_rate", "rtt", "mtu"})) return;
+    if (n["planes"]) if (auto v = r_.Int(n["planes"], "topology.planes", 1, 64)) t->planes = static_cast<int>(*v);
+    if (n["spines"]) if (auto v = r_.Int(n["spines"], "topology.spines", 1, 1024)) t->spines = static_cast<int>(*v);
+    if (n["paths"]) if (auto v = r_.Int(n["paths"], "topology.paths", 1, 256)) t->paths = static_cast<int>(*v);
+    if (n["link_rate"]) Scalar(n["link_rate"], "topology.link_rate", ParseRate, &t->link_rate_bps);
+    if (n["spine_link_rate"]) Scalar(n["spine_link_rate"], "topology.spine_link_rate", ParseRate, &t->spine_link_rate_bps);
+    if (n["rtt"]) {
+      Duration d;
+      std::string path = "topology.rtt";
+      size_t before = errors_->size();
+      DurationAt(n["rtt"], path, &d);
+      if (errors_->size() == before) {
+        if (d.unit == Duration::Unit::kRtt) {
+          r_.Error(n["rtt"], path, "the base RTT needs a time unit, e.g. 10us");
+        } else if (d.value <= 0) {
+          r_.Error(n["rtt"], path, "must be positive");
+        } else {
+          t->rtt_ns = d.ToNanoseconds(0);
+        }
+      }
+    }
+    if (n["mtu"]) Scalar(n["mtu"], "topology.mtu", ParseSize, &t->mtu_bytes);
+  }
+
+  void ParseSchedule(const YAML::Node& n, const std::string& path, Schedule* s) {
+    if (!r_.Map(n, path, {"at", "until"}, {"at"})) return;
+    if (n["at"]) DurationAt(n["at"], Join(path, "at"), &s->at);
+    if (n["until"]) {
+      Duration u;
+      size_t before = errors_->size();
+      DurationAt(n["until"], Join(path, "until"), &u);
+      if (errors_->size() == before) {
+        s->until = u;
+        if (u.unit == s->at.unit && u.value <= s->at.value) {
+          r_.Error(n["until"], Join(path, "until"), "'until' (" + u.ToString() + ") must be after 'at' (" + s->at.ToString() + ")");
+        }
+      }
+    }
+  }
+
+  void ParseImpairments(const YAML::Node& n, std::vector<ImpairmentSpec>* out) {
+    if (!r_.Sequence(n, "impairments")) return;
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string p = Index("impairments", i);
+      const YAML::Node& item = n[i];
+      ImpairmentSpec spec;
+      spec.where = r_.Where(item);
+      if (!r_.Map(item, p, {"stage", "name", "match", "params", "schedule"}, {"stage"})) continue;
+      if (item["stage"]) {
+        if (auto s = r_.String(item["stage"], Join(p, "stage"))) {
+          spec.kind = *s;
+          if (!options_.known_stages.empty() && options_.known_stages.count(*s) == 0) {
+            r_.Error(item["stage"], Join(p, "stage"), "unknown impairment stage '" + *s + "'");
+          }
+        }
+      }
+      spec.name = spec.kind + "#" + std::to_string(i);
+      if (item["name"]) {
+        if (auto s = r_.String(item["name"], Join(p, "name"))) spec.name = *s;
+      }
+      spec.match = nlohmann::json::object();
+      spec.params = nlohmann::json::object();
+      if (item["match"] && r_.Map(item["match"], Join(p, "match"),
+                                  {"direction", "plane", "path_id", "sport", "opcode", "stream_id", "psn", "rtx", "metaroce_only"})) {
+        spec.match = r_.Json(item["match"]);
+      }
+      if (item["params"]) {
+        if (item["params"].IsMap()) {
+          spec.params = r_.Json(item["params"]);
+        } else {
+          r_.Error(item["params"], Join(p, "params"), "expected a mapping of stage parameters");
+        }
+      }
+      if (item["schedule"]) {
+        Schedule s;
+        size_t before = errors_->size();
+        ParseSchedule(item["schedule"], Join(p, "schedule"), &s);
+        if (errors_->size() == before) spec.schedule = s;
+      }
+      out->push_back(std::move(spec));
+    }
+  }
+
+  std::optional<int64_t> Size(const YAML::Node& n, const std::string& path) {
+    int64_t v = -1;
+    size_t before = errors_->size();
+    Scalar(n, path, ParseSize, &v);
+    if (errors_->size() != before) return std::nullopt;
+    if (v <= 0) {
+      r_.Error(n, path, "must be at least 1 byte");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  void ParseWorkload(const YAML::Node& n, Workload* w) {
+    if (!r_.Map(n, "workload", {"direction", "connections", "streams", "senders", "ops"}, {"ops"})) return;
+    if (n["direction"]) ParseDirection(n["direction"], "workload.direction", &w->direction);
+    if (n["connections"]) if (auto v = r_.Int(n["connections"], "workload.connections", 1, 65536)) w->connections = static_cast<int>(*v);
+    if (n["streams"]) if (auto v = r_.Int(n["streams"], "workload.streams", 1, 65536)) w->streams = static_cast<int>(*v);
+    if (n["senders"]) if (auto v = r_.Int(n["senders"], "workload.senders", 1, 4096)) w->senders = static_cast<int>(*v);
+    if (!n["ops"] || !r_.Sequence(n["ops"], "workload.ops")) return;
+    if (n["ops"].size() == 0) r_.Error(n["ops"], "workload.ops", "must list at least one op");
+    for (size_t i = 0; i < n["ops"].size(); ++i) {
+      std::string p = Index("workload.ops", i);
+      const YAML::Node& item = n["ops"][i];
+      if (!r_.Map(item, p, {"op", "size", "count", "stream"}, {"op", "size"})) continue;
+      WorkloadOp op;
+      if (item["op"]) {
+        if (auto s = r_.String(item["op"], Join(p, "op"))) {
+          if (*s == "write") op.kind = OpKind::kWrite;
+          else if (*s == "read") op.kind = OpKind::kRead;
+          else if (*s == "send") op.kind = OpKind::kSend;
+          else r_.Error(item["op"], Join(p, "op"), "expected write, read or send, got '" + *s + "'");
+        }
+      }
+      if (item["size"]) if (auto v = Size(item["size"], Join(p, "size"))) op.size_bytes = *v;
+      if (item["count"]) if (auto v = r_.Int(item["count"], Join(p, "count"), 1, kMaxCount)) op.count = *v;
+      if (item["stream"]) {
+        if (auto v = r_.Int(item["stream"], Join(p, "stream"), 0, 65535)) {
+          op.stream = static_cast<int>(*v);
+          if (*v >= w->streams) {
+            r_.Error(item["stream"], Join(p, "stream"),
+                     "stream " + std::to_string(*v) + " out of range: the workload has " + std::to_string(w->streams) + " stream(s)");
+          }
+        }
+      }
+      w->ops.push_back(op);
+    }
+  }
+
+  void ParseDirection(const YAML::Node& n, const std::string& path, Direction* d) {
+    auto s = r_.String(n, path);
+    if (!s) return;
+    if (*s == "dut->peer") *d = Direction::kDutToPeer;
+    else if (*s == "peer->dut") *d = Direction::kPeerToDut;
+    else r_.Error(n, path, "expected dut->peer or peer->dut, got '" + *s + "'");
+  }
+
+  void CheckFieldName(const YAML::Node& key, const std::string& path, const std::string& name) {
+    static const std::regex kField(R"([a-z][a-z0-9_]*(\.[a-z0-9_]+)*)");
+    if (!std::regex_match(name, kField)) {
+      r_.Error(key, path, "'" + name + "' is not a field name (e.g. ack.epsn)");
+    } else if (!options_.known_fields.empty() && options_.known_fields.count(name) == 0) {
+      r_.Error(key, path, "unknown field '" + name + "'");
+    }
+  }
+
+  FieldPatterns ParseFields(const YAML::Node& n, const std::string& path, bool literal_only) {
+    FieldPatterns out;
+    if (!n.IsMap()) {
+      r_.Error(n, path, "expected a mapping of field: value");
+      return out;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string name = it->first.Scalar();
+      std::string p = Join(path, name);
+      CheckFieldName(it->first, p, name);
+      for (const auto& [prev, _] : out) {
+        if (prev == name) r_.Error(it->first, p, "duplicate key '" + name + "'");
+      }
+      const YAML::Node& v = it->second;
+      FieldPattern pat;
+      if (v.IsSequence()) {
+        pat.kind = FieldPattern::Kind::kOneOf;
+        pat.text = "[";
+        bool ok = v.size() > 0;
+        if (!ok) r_.Error(v, p, "a list of alternatives must not be empty");
+        for (size_t i = 0; i < v.size(); ++i) {
+          std::string err;
+          auto one = v[i].IsScalar() ? ParsePattern(v[i].Scalar(), &err) : std::nullopt;
+          if (!one || one->kind != FieldPattern::Kind::kExact) {
+            r_.Error(v[i], Index(p, i), "alternatives must be numbers");
+            ok = false;
+            continue;
+          }
+          pat.values.push_back(one->value);
+          pat.text += (i ? ", " : "") + one->text;
+        }
+        pat.text += "]";
+        if (!ok) continue;
+      } else if (v.IsScalar()) {
+        std::string err;
+        auto parsed = ParsePattern(v.Scalar(), &err);
+        if (!parsed) {
+          r_.Error(v, p, err);
+          continue;
+        }
+        pat = *parsed;
+      } else {
+        r_.Error(v, p, "expected a value or pattern, got a mapping");
+        continue;
+      }
+      if (literal_only && !pat.IsLiteral()) {
+        r_.Error(v, p, "an injected frame needs literal values (number, address, hex:..., $var), not the pattern '" + pat.text + "'");
+        continue;
+      }
+      out.emplace_back(name, std::move(pat));
+    }
+    return out;
+  }
+
+  void ParseScript(const YAML::Node& n, std::vector<ScriptStep>* out) {
+    if (!r_.Sequence(n, "script")) return;
+    if (n.size() == 0) r_.Error(n, "script", "must list at least one step");
+    bool any_expect = false;
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string p = Index("script", i);
+      const YAML::Node& item = n[i];
+      if (!r_.Map(item, p, {"inject", "expect", "dut"})) continue;
+      if (item.size() != 1) {
+        r_.Error(item, p, "a step has exactly one of inject, expect, dut");
+        continue;
+      }
+      std::string kind = item.begin()->first.Scalar();
+      const YAML::Node& body = item.begin()->second;
+      std::string bp = Join(p, kind);
+      if (kind == "inject") {
+        InjectStep s;
+        s.where = r_.Where(item);
+        if (!r_.Map(body, bp, {"at", "path", "frame", "scapy"}, {"at"})) continue;
+        if (body["at"]) DurationAt(body["at"], Join(bp, "at"), &s.at);
+        if (body["path"]) if (auto v = r_.Int(body["path"], Join(bp, "path"), 0, 255)) s.path = static_cast<int>(*v);
+        if (body["frame"].IsDefined() == body["scapy"].IsDefined()) {
+          r_.Error(body, bp, "an inject has exactly one of 'frame' or 'scapy'");
+        }
+        if (body["frame"]) s.frame = ParseFields(body["frame"], Join(bp, "frame"), /*literal_only=*/true);
+        if (body["scapy"]) {
+          if (auto e = r_.String(body["scapy"], Join(bp, "scapy"))) {
+            s.scapy = *e;
+            if (Trim(s.scapy).empty()) r_.Error(body["scapy"], Join(bp, "scapy"), "must not be empty");
+          }
+        }
+        out->push_back(std::move(s));
+      } else if (kind == "expect") {
+        ExpectStep s;
+        s.where = r_.Where(item);
+        any_expect = true;
+        if (!r_.Map(body, bp, {"within", "match", "free", "absent"}, {"match"})) continue;
+        if (body["within"]) DurationAt(body["within"], Join(bp, "within"), &s.within);
+        if (body["match"]) s.match = ParseFields(body["match"], Join(bp, "match"), /*literal_only=*/false);
+        if (body["free"]) {
+          if (auto l = r_.StringList(body["free"], Join(bp, "free"))) s.free = *l;
+        }
+        if (body["absent"]) if (auto b = r_.Bool(body["absent"], Join(bp, "absent"))) s.absent = *b;
+        out->push_back(std::move(s));
+      } else {
+        DutStep s;
+        s.where = r_.Where(item);
+        if (!r_.Map(body, bp, {"at", "op", "size", "count", "stream"}, {"at", "op"})) continue;
+        if (body["at"]) DurationAt(body["at"], Join(bp, "at"), &s.at);
+        if (body["op"]) {
+          if (auto o = r_.String(body["op"], Join(bp, "op"))) {
+            static const std::map<std::string, DutStep::Action> kActions = {
+                {"open", DutStep::Action::kOpen}, {"write", DutStep::Action::kWrite},
+                {"read", DutStep::Action::kRead}, {"send", DutStep::Action::kSend},
+                {"post-recv", DutStep::Action::kPostRecv}, {"close", DutStep::Action::kClose}};
+            auto it = kActions.find(*o);
+            if (it == kActions.end()) {
+              r_.Error(body["op"], Join(bp, "op"), "expected open, write, read, send, post-recv or close, got '" + *o + "'");
+            } else {
+              s.action = it->second;
+            }
+          }
+        }
+        if (body["size"]) if (auto v = Size(body["size"], Join(bp, "size"))) s.size_bytes = *v;
+        bool needs_size = s.action == DutStep::Action::kWrite || s.action == DutStep::Action::kRead ||
+                          s.action == DutStep::Action::kSend || s.action == DutStep::Action::kPostRecv;
+        if (needs_size && !body["size"]) r_.Error(body, Join(bp, "size"), "missing required key 'size' (op " + std::string(ToString(s.action)) + ")");
+        if (body["count"]) if (auto v = r_.Int(body["count"], Join(bp, "count"), 1, kMaxCount)) s.count = *v;
+        if (body["stream"]) if (auto v = r_.Int(body["stream"], Join(bp, "stream"), 0, 65535)) s.stream = static_cast<int>(*v);
+        out->push_back(std::move(s));
+      }
+    }
+    (void)any_expect;
+  }
+
+  void ParseChecks(const YAML::Node& n, std::vector<CheckSpec>* out) {
+    if (!r_.Sequence(n, "checks")) return;
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string p = Index("checks", i);
+      const YAML::Node& item = n[i];
+      CheckSpec c;
+      c.where = r_.Where(item);
+      c.params = nlohmann::json::object();
+      // Shorthand: "- data-intact".
+      if (item.IsScalar()) {
+        c.name = item.Scalar();
+      } else {
+        if (!r_.Map(item, p, {"name", "params", "clauses"}, {"name"})) continue;
+        if (item["name"]) if (auto s = r_.String(item["name"], Join(p, "name"))) c.name = *s;
+        if (item["params"]) {
+          if (item["params"].IsMap()) c.params = r_.Json(item["params"]);
+          else r_.Error(item["params"], Join(p, "params"), "expected a mapping of check parameters");
+        }
+        if (item["clauses"]) c.clauses = ParseClauses(item["clauses"], Join(p, "clauses"), /*allow_empty=*/false);
+      }
+      if (!options_.known_checks.empty() && !c.name.empty() && options_.known_checks.count(c.name) == 0) {
+        r_.Error(item.IsScalar() ? item : item["name"], item.IsScalar() ? p : Join(p, "name"),
+                 "unknown check '" + c.name + "'");
+      }
+      out->push_back(std::move(c));
+    }
+  }
+
+  void ParseTimeouts(const YAML::Node& n, Timeouts* t) {
+    if (!r_.Map(n, "timeouts", {"total", "quiesce"})) return;
+    if (n["total"]) DurationAt(n["total"], "timeouts.total", &t->total);
+    if (n["quiesce"]) DurationAt(n["quiesce"], "timeouts.quiesce", &t->quiesce);
+  }
+
+  YamlReader r_;
+  const LoaderOptions& options_;
+  std::vector<Diagnostic>* errors_;
+};
+
+}  // namespace
+
+LoadResult<Case> LoadCaseString(std::string_view yaml, const std::string& file_name,
+                                const LoaderOptions& options) {
+  LoadResult<Case> out;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{file_name, e.mark.is_null() ? 0 : e.mark.line + 1,
+                         e.mark.is_null() ? 0 : e.mark.column + 1};
+    out.errors.push_back({where, "", "YAML syntax error: " + e.msg});
+    return out;
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    out.errors.push_back({{file_name, 1, 1}, "", "empty case file"});
+    return out;
+  }
+  CaseParser parser(file_name, options, &out.errors);
+  out.value = parser.Parse(root);
+  return out;
+}
+
+LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult<Case> out;
+    out.errors.push_back({{path, 0, 0}, "", "cannot read file"});
+    return out;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return LoadCaseString(text.str(), path, options);
+}
+
+LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOptions& options) {
+  namespace fs = std::filesystem;
+  LoadResult<std::vector<Case>> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    out.errors.push_back({{dir, 0, 0}, "", "not a directory"});
+    return out;
+  }
+  std::vector<std::string> files;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::string name = it->path().filename().string();
+    if (!name.empty() && name[0] == '.') {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    std::string ext = it->path().extension().string();
+    if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
+  }
+  if (ec) out.errors.push_back({{dir, 0, 0}, "", "cannot list directory: " + ec.message()});
+  std::sort(files.begin(), files.end());
+  std::map<std::string, std::string> id_to_file;
+  for (const std::string& f : files) {
+    LoadResult<Case> one = LoadCaseFile(f, options);
+    if (!one.ok()) {
+      out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
+      continue;
+    }
+    auto [it, inserted] = id_to_file.emplace(one.value.id, f);
+    if (!inserted) {
+      out.errors.push_back({{f, 1, 1}, "id",
+                            "duplicate case id '" + one.value.id + "' (also in " + it->second + ")"});
+      continue;
+    }
+    out.value.push_back(std::move(one.value));
+  }
+  std::sort(out.value.begin(), out.value.end(), [](const Case& a, const Case& b) { return a.id < b.id; });
+  return out;
+}
+
+LoadResult<std::vector<Case>> LoadCases(const std::string& path, const LoaderOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return LoadCaseDir(path, options);
+  LoadResult<std::vector<Case>> out;
+  if (!std::filesystem::exists(path, ec)) {
+    out.errors.push_back({{path, 0, 0}, "", "no such file or directory"});
+    return out;
+  }
+  LoadResult<Case> one = LoadCaseFile(path, options);
+  out.errors = std::move(one.errors);
+  if (out.errors.empty()) out.value.push_back(std::move(one.value));
+  return out;
+}
+
+}  // namespace mroce::harness

@@ -1,0 +1,423 @@
+#include "mroce/harness/case_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "mroce/harness/catalog_loader.h"
+
+namespace mroce::harness {
+namespace {
+
+const std::string kData = MROCE_LOADER_TESTDATA;
+
+// A valid minimal case; tests splice mistakes into it.
+constexpr char kMinimal[] =
+    "id: a.b\n"
+    "title: T\n"
+    "clauses: [{id: MR-SACK-1, level: MUST}]\n"
+    "style: end-to-end\n"
+    "workload: {ops: [{op: write, size: 1}]}\n"
+    "checks: [data-intact]\n";
+
+std::vector<Diagnostic> Errors(const std::string& yaml, const LoaderOptions& options = {}) {
+  return LoadCaseString(yaml, "c.yaml", options).errors;
+}
+
+// Exactly one error, at line:col, for key, whose message contains `text`.
+void ExpectOneError(const std::string& yaml, int line, int col, const std::string& key, const std::string& text,
+                    const LoaderOptions& options = {}) {
+  auto errs = Errors(yaml, options);
+  ASSERT_EQ(errs.size(), 1u) << [&] {
+    std::string all;
+    for (auto& e : errs) all += e.ToString() + "\n";
+    return all;
+  }();
+  EXPECT_EQ(errs[0].where.file, "c.yaml");
+  EXPECT_EQ(errs[0].where.line, line) << errs[0].ToString();
+  EXPECT_EQ(errs[0].where.column, col) << errs[0].ToString();
+  EXPECT_EQ(errs[0].key, key) << errs[0].ToString();
+  EXPECT_NE(errs[0].message.find(text), std::string::npos) << errs[0].ToString();
+}
+
+TEST(CaseLoader, MinimalCaseLoadsWithDefaults) {
+  auto r = LoadCaseString(kMinimal, "c.yaml");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  const Case& c = r.value;
+  EXPECT_EQ(c.id, "a.b");
+  EXPECT_EQ(c.style, Style::kEndToEnd);
+  EXPECT_EQ(c.level(), Level::kMust);
+  EXPECT_EQ(c.topology, Topology{});
+  ASSERT_EQ(c.workload.ops.size(), 1u);
+  EXPECT_EQ(c.workload.ops[0].size_bytes, 1);
+  ASSERT_EQ(c.checks.size(), 1u);
+  EXPECT_EQ(c.checks[0].name, "data-intact");
+  EXPECT_EQ(c.checks[0].where.line, 6);
+  EXPECT_EQ(c.timeouts.total, Duration::Rtts(10000));
+}
+
+TEST(CaseLoader, EndToEndFileLoadsEveryField) {
+  auto r = LoadCaseFile(kData + "/suite/loss/sack.yaml");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  const Case& c = r.value;
+  EXPECT_EQ(c.id, "loss.sack.exact-retransmit");
+  EXPECT_EQ(c.category(), "loss.sack");
+  ASSERT_EQ(c.clauses.size(), 2u);
+  EXPECT_EQ(c.clauses[0], (ClauseRef{"MR-SACK-3", Level::kMust}));
+  EXPECT_EQ(c.requires_caps, std::vector<std::string>{"sack"});
+  EXPECT_EQ(c.topology.planes, 2);
+  EXPECT_EQ(c.topology.spines, 2);
+  EXPECT_EQ(c.topology.paths, 4);
+  EXPECT_EQ(c.topology.link_rate_bps, 100'000'000'000);
+  EXPECT_EQ(c.topology.rtt_ns, 10'000);
+  ASSERT_EQ(c.impairments.size(), 2u);
+  EXPECT_EQ(c.impairments[0].kind, "loss.bernoulli");
+  EXPECT_EQ(c.impairments[0].name, "loss.bernoulli#0");
+  EXPECT_EQ(c.impairments[0].match["direction"], "dut->peer");
+  EXPECT_EQ(c.impairments[0].match["plane"], 0);
+  EXPECT_DOUBLE_EQ(c.impairments[0].params["rate"].get<double>(), 0.01);
+  ASSERT_TRUE(c.impairments[0].schedule.has_value());
+  EXPECT_EQ(c.impairments[0].schedule->at, Duration::Rtts(2));
+  EXPECT_EQ(c.impairments[0].schedule->until, Duration::Rtts(200));
+  EXPECT_EQ(c.impairments[0].where.line, 16);
+  EXPECT_EQ(c.impairments[1].name, "jitter");
+  EXPECT_EQ(c.impairments[1].params["mean"], "2us");
+  EXPECT_FALSE(c.impairments[1].schedule.has_value());
+  EXPECT_EQ(c.workload.direction, Direction::kDutToPeer);
+  EXPECT_EQ(c.workload.streams, 4);
+  ASSERT_EQ(c.workload.ops.size(), 2u);
+  EXPECT_EQ(c.workload.ops[0].size_bytes, 65536);
+  EXPECT_EQ(c.workload.ops[0].count, 100);
+  EXPECT_EQ(c.workload.ops[1].kind, OpKind::kSend);
+  EXPECT_EQ(c.workload.ops[1].stream, 1);
+  ASSERT_EQ(c.checks.size(), 3u);
+  EXPECT_EQ(c.checks[1].params["tolerance"], 0);
+  ASSERT_EQ(c.checks[2].clauses.size(), 1u);
+  EXPECT_EQ(c.checks[2].clauses[0].level, Level::kShould);
+  EXPECT_EQ(c.timeouts.total, Duration::Rtts(5000));
+  EXPECT_EQ(c.timeouts.quiesce, Duration::Rtts(20));
+}
+
+TEST(CaseLoader, ScriptedFileLoadsSteps) {
+  auto r = LoadCaseFile(kData + "/suite/conn/bad-crc.yaml");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  const Case& c = r.value;
+  EXPECT_EQ(c.style, Style::kScripted);
+  ASSERT_EQ(c.script.size(), 7u);
+  const auto& open = std::get<DutStep>(c.script[0]);
+  EXPECT_EQ(open.action, DutStep::Action::kOpen);
+  const auto& post = std::get<DutStep>(c.script[1]);
+  EXPECT_EQ(post.action, DutStep::Action::kPostRecv);
+  EXPECT_EQ(post.count, 2);
+  const auto& inject = std::get<InjectStep>(c.script[2]);
+  EXPECT_EQ(inject.at, Duration::Rtts(1));
+  EXPECT_EQ(inject.path, 0);
+  ASSERT_EQ(inject.frame.size(), 6u);
+  EXPECT_EQ(inject.frame[0].first, "ip6.src");
+  EXPECT_EQ(inject.frame[0].second.kind, FieldPattern::Kind::kBytes);
+  EXPECT_EQ(inject.frame[0].second.bytes.size(), 16u);
+  EXPECT_EQ(inject.frame[1].second.bytes, (std::vector<uint8_t>{2, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(inject.frame[2].second.value, 1u);
+  EXPECT_EQ(inject.frame[4].second.kind, FieldPattern::Kind::kVariable);
+  EXPECT_EQ(inject.frame[4].second.variable, "dut_conn");
+  EXPECT_EQ(inject.frame[5].second.bytes, (std::vector<uint8_t>{0x00, 0x11, 0x22, 0x33}));
+  EXPECT_EQ(inject.where.line, 12);
+  const auto& expect = std::get<ExpectStep>(c.script[3]);
+  EXPECT_EQ(expect.within, Duration::Rtts(2));
+  ASSERT_EQ(expect.match.size(), 5u);
+  EXPECT_EQ(expect.match[2].second.kind, FieldPattern::Kind::kRange);
+  EXPECT_EQ(expect.match[2].second.lo, 1u);
+  EXPECT_EQ(expect.match[3].second.kind, FieldPattern::Kind::kOneOf);
+  EXPECT_EQ(expect.free, (std::vector<std::string>{"ack.rate_hint", "ch.psn"}));
+  const auto& scapy = std::get<InjectStep>(c.script[4]);
+  EXPECT_EQ(scapy.scapy, "corrupt_crc(data(psn=1))");
+  EXPECT_TRUE(std::get<ExpectStep>(c.script[5]).absent);
+  const auto& last = std::get<ExpectStep>(c.script[6]);
+  EXPECT_EQ(last.match[0].second.offset, 1);
+  EXPECT_EQ(last.match[1].second.kind, FieldPattern::Kind::kMask);
+  EXPECT_EQ(last.match[1].second.mask, 0xf0u);
+  EXPECT_EQ(last.match[2].second.hi, 3u);
+  EXPECT_EQ(last.match[3].second.kind, FieldPattern::Kind::kAny);
+}
+
+// --- one test per kind of mistake: file:line:column and key path ----------------------------
+
+TEST(CaseLoaderErrors, YamlSyntax) {
+  auto errs = Errors("id: a.b\ntitle: [unclosed\n");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].where.file, "c.yaml");
+  EXPECT_GT(errs[0].where.line, 0);
+  EXPECT_NE(errs[0].message.find("YAML syntax error"), std::string::npos);
+}
+
+TEST(CaseLoaderErrors, UnknownTopLevelKey) {
+  ExpectOneError(std::string(kMinimal) + "timeout: 5\n", 7, 1, "timeout", "unknown key 'timeout'");
+}
+
+TEST(CaseLoaderErrors, UnknownNestedKey) {
+  ExpectOneError(std::string(kMinimal) + "topology:\n  planes: 2\n  plains: 3\n", 9, 3, "topology.plains",
+                 "unknown key 'plains'");
+}
+
+TEST(CaseLoaderErrors, DuplicateKey) {
+  ExpectOneError(std::string(kMinimal) + "title: again\n", 7, 1, "title", "duplicate key");
+}
+
+TEST(CaseLoaderErrors, MissingRequiredKey) {
+  ExpectOneError("id: a.b\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 1, 1, "title", "missing required key 'title'");
+}
+
+TEST(CaseLoaderErrors, MissingNestedRequiredKey) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 3, 11, "clauses[0].level", "missing required key 'level'");
+}
+
+TEST(CaseLoaderErrors, BadLevel) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses:\n  - {id: X, level: must}\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 4, 20, "clauses[0].level", "bad level 'must'");
+}
+
+TEST(CaseLoaderErrors, WrongTypeInteger) {
+  ExpectOneError(std::string(kMinimal) + "topology:\n  planes: two\n", 8, 11, "topology.planes", "expected an integer");
+}
+
+TEST(CaseLoaderErrors, WrongTypeQuotedInteger) {
+  ExpectOneError(std::string(kMinimal) + "topology: {paths: \"4\"}\n", 7, 19, "topology.paths", "expected an integer, got a string");
+}
+
+TEST(CaseLoaderErrors, WrongTypeMappingForList) {
+  ExpectOneError(std::string(kMinimal) + "requires: {sack: true}\n", 7, 11, "requires", "expected a list");
+}
+
+TEST(CaseLoaderErrors, OutOfRange) {
+  ExpectOneError(std::string(kMinimal) + "topology: {planes: 0}\n", 7, 20, "topology.planes", "out of range");
+}
+
+TEST(CaseLoaderErrors, BadDuration) {
+  ExpectOneError(std::string(kMinimal) + "timeouts: {total: 5 fortnights}\n", 7, 19, "timeouts.total", "unknown time unit");
+}
+
+TEST(CaseLoaderErrors, RttNeedsUnit) {
+  ExpectOneError(std::string(kMinimal) + "topology: {rtt: 10}\n", 7, 17, "topology.rtt", "needs a time unit");
+}
+
+TEST(CaseLoaderErrors, BadRate) {
+  ExpectOneError(std::string(kMinimal) + "topology: {link_rate: fast}\n", 7, 23, "topology.link_rate", "expected a rate");
+}
+
+TEST(CaseLoaderErrors, BadSize) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload:\n  ops:\n    - {op: write, size: 4 KiBB}\nchecks: [c]\n",
+                 7, 25, "workload.ops[0].size", "unknown size unit");
+}
+
+TEST(CaseLoaderErrors, BadOpKind) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload:\n  ops:\n    - {op: atomic, size: 8}\nchecks: [c]\n",
+                 7, 12, "workload.ops[0].op", "expected write, read or send");
+}
+
+TEST(CaseLoaderErrors, StreamOutOfWorkload) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload:\n  streams: 2\n  ops:\n    - {op: write, size: 8, stream: 2}\nchecks: [c]\n",
+                 8, 36, "workload.ops[0].stream", "the workload has 2 stream(s)");
+}
+
+TEST(CaseLoaderErrors, BadDirection) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload:\n  direction: up\n  ops: [{op: write, size: 8}]\nchecks: [c]\n",
+                 6, 14, "workload.direction", "expected dut->peer or peer->dut");
+}
+
+TEST(CaseLoaderErrors, BadId) {
+  ExpectOneError("id: Loss\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 1, 5, "id", "not a stable dotted id");
+}
+
+TEST(CaseLoaderErrors, BadStyle) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: manual\n", 4, 8, "style", "expected end-to-end or scripted");
+}
+
+TEST(CaseLoaderErrors, StyleMismatch) {
+  ExpectOneError(std::string(kMinimal) + "script: [{inject: {at: 0, scapy: x}}]\n", 7, 9, "script", "belongs to style scripted");
+}
+
+TEST(CaseLoaderErrors, ScheduleUntilBeforeAt) {
+  ExpectOneError(std::string(kMinimal) + "impairments:\n  - stage: blackhole\n    schedule: {at: 5rtt, until: 2rtt}\n",
+                 9, 33, "impairments[0].schedule.until", "must be after 'at'");
+}
+
+TEST(CaseLoaderErrors, ImpairmentMatchUnknownKey) {
+  ExpectOneError(std::string(kMinimal) + "impairments:\n  - stage: loss.bernoulli\n    match: {plain: 1}\n",
+                 9, 13, "impairments[0].match.plain", "unknown key 'plain'");
+}
+
+TEST(CaseLoaderErrors, InjectNeedsExactlyOneOfFrameOrScapy) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - inject: {at: 0}\n",
+                 6, 13, "script[0].inject", "exactly one of 'frame' or 'scapy'");
+}
+
+TEST(CaseLoaderErrors, InjectRejectsPatterns) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - inject: {at: 0, frame: {ch.psn: \">5\"}}\n",
+                 6, 37, "script[0].inject.frame.ch.psn", "literal values");
+}
+
+TEST(CaseLoaderErrors, BadPattern) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - expect:\n      match: {ack.epsn: \"9..3\"}\n",
+                 7, 25, "script[0].expect.match.ack.epsn", "lo..hi");
+}
+
+TEST(CaseLoaderErrors, StepWithTwoKinds) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - {inject: {at: 0, scapy: x}, expect: {match: {a: 1}}}\n",
+                 6, 5, "script[0]", "exactly one of inject, expect, dut");
+}
+
+TEST(CaseLoaderErrors, DutStepNeedsSize) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - dut: {at: 0, op: send}\n",
+                 6, 10, "script[0].dut.size", "missing required key 'size'");
+}
+
+TEST(CaseLoaderErrors, ReportsEveryMistakeInOnePass) {
+  auto errs = Errors("id: a.b\ntitle: T\nclauses: [{id: X, level: may}]\nstyle: end-to-end\nbogus: 1\n"
+                     "workload: {ops: [{op: write, size: -1}]}\nchecks: [c]\n");
+  ASSERT_EQ(errs.size(), 3u);
+  EXPECT_EQ(errs[0].key, "bogus");
+  EXPECT_EQ(errs[1].key, "clauses[0].level");
+  EXPECT_EQ(errs[2].key, "workload.ops[0].size");
+}
+
+TEST(CaseLoaderErrors, DiagnosticFormat) {
+  auto errs = Errors(std::string(kMinimal) + "timeout: 5\n");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].ToString().rfind("c.yaml:7:1: timeout: unknown key 'timeout'", 0), 0u) << errs[0].ToString();
+}
+
+// --- catalog ------------------------------------------------------------------------------------
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = LoadCatalogFile(kData + "/catalog.json");
+    ASSERT_TRUE(c.ok()) << c.ErrorText();
+    catalog_ = std::move(c.value);
+    options_.catalog = &catalog_;
+  }
+  Catalog catalog_;
+  LoaderOptions options_;
+};
+
+TEST_F(CatalogTest, ClauseNotInCatalog) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses:\n  - {id: MR-NOPE-9, level: MUST}\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 4, 10, "clauses[0].id", "'MR-NOPE-9' is not in the clause catalog", options_);
+}
+
+TEST_F(CatalogTest, LevelDisagreesWithCatalog) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses:\n  - {id: MR-CC-2, level: MUST}\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [c]\n",
+                 4, 26, "clauses[0].level", "is SHOULD in the catalog", options_);
+}
+
+TEST_F(CatalogTest, SuiteValidatesAgainstCatalog) {
+  auto r = LoadCaseDir(kData + "/suite", options_);
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+}
+
+TEST(CaseLoaderOptions, UnknownCheckStageAndField) {
+  LoaderOptions o;
+  o.known_checks = {"data-intact"};
+  o.known_stages = {"loss.bernoulli"};
+  o.known_fields = {"ack.epsn"};
+  ExpectOneError(std::string(kMinimal) + "impairments: [{stage: los}]\n", 7, 23, "impairments[0].stage",
+                 "unknown impairment stage 'los'", o);
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [data-intakt]\n",
+                 6, 10, "checks[0]", "unknown check 'data-intakt'", o);
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - expect: {match: {ack.epsm: 1}}\n",
+                 6, 22, "script[0].expect.match.ack.epsm", "unknown field 'ack.epsm'", o);
+}
+
+// --- directories -------------------------------------------------------------------------------
+
+TEST(CaseDir, SortedById) {
+  auto r = LoadCaseDir(kData + "/suite");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  ASSERT_EQ(r.value.size(), 3u);
+  EXPECT_EQ(r.value[0].id, "conn.crc.bad-crc-dropped");
+  EXPECT_EQ(r.value[1].id, "loss.incast.fair-share");
+  EXPECT_EQ(r.value[2].id, "loss.sack.exact-retransmit");
+  EXPECT_EQ(r.value[1].topology.link_rate_bps, 25'000'000'000);
+  EXPECT_EQ(r.value[1].topology.spine_link_rate_bps, 100'000'000'000);
+  EXPECT_EQ(r.value[1].topology.rtt_ns, 8'000);
+  EXPECT_EQ(r.value[1].topology.mtu_bytes, 4096);
+  EXPECT_EQ(r.value[1].workload.senders, 8);
+  EXPECT_EQ(r.value[1].level(), Level::kShould);
+}
+
+TEST(CaseDir, DuplicateIdNamesBothFiles) {
+  auto r = LoadCaseDir(kData + "/dup");
+  ASSERT_EQ(r.errors.size(), 1u);
+  const Diagnostic& d = r.errors[0];
+  EXPECT_EQ(d.where.file, kData + "/dup/b.yaml");
+  EXPECT_NE(d.message.find("duplicate case id 'dup.same-id'"), std::string::npos);
+  EXPECT_NE(d.message.find(kData + "/dup/a.yaml"), std::string::npos);
+}
+
+TEST(CaseDir, MissingPath) {
+  auto r = LoadCases(kData + "/nope");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("no such file"), std::string::npos);
+}
+
+// --- value parsers ------------------------------------------------------------------------------
+
+TEST(ValueParsers, Durations) {
+  std::string e;
+  EXPECT_EQ(ParseDuration("3", &e), Duration::Rtts(3));
+  EXPECT_EQ(ParseDuration("2.5 rtt", &e), Duration::Rtts(2.5));
+  EXPECT_EQ(ParseDuration("10us", &e), Duration::Nanoseconds(10'000));
+  EXPECT_EQ(ParseDuration("1.5ms", &e), Duration::Nanoseconds(1'500'000));
+  EXPECT_EQ(ParseDuration("500ns", &e)->ToNanoseconds(0), 500);
+  EXPECT_EQ(ParseDuration("4rtt", &e)->ToNanoseconds(10'000), 40'000);
+  EXPECT_FALSE(ParseDuration("-1us", &e));
+  EXPECT_FALSE(ParseDuration("us", &e));
+  EXPECT_EQ(Duration::Nanoseconds(10'000).ToString(), "10us");
+  EXPECT_EQ(Duration::Rtts(3).ToString(), "3rtt");
+}
+
+TEST(ValueParsers, SizesAndRates) {
+  std::string e;
+  EXPECT_EQ(ParseSize("4096", &e), 4096);
+  EXPECT_EQ(ParseSize("4KiB", &e), 4096);
+  EXPECT_EQ(ParseSize("1MiB", &e), 1 << 20);
+  EXPECT_EQ(ParseSize("4KB", &e), 4000);
+  EXPECT_FALSE(ParseSize("1.5B", &e));
+  EXPECT_EQ(ParseRate("100Gbps", &e), 100'000'000'000);
+  EXPECT_EQ(ParseRate("25G", &e), 25'000'000'000);
+  EXPECT_EQ(ParseRate("400Mbps", &e), 400'000'000);
+  EXPECT_EQ(ParseRate("1.5Tbps", &e), 1'500'000'000'000);
+  EXPECT_FALSE(ParseRate("0G", &e));
+  EXPECT_FALSE(ParseRate("10 furlongs", &e));
+}
+
+TEST(ValueParsers, Patterns) {
+  std::string e;
+  auto p = ParsePattern(">=10", &e);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->MatchesScalar(10));
+  EXPECT_FALSE(p->MatchesScalar(9));
+  p = ParsePattern("<3", &e);
+  EXPECT_TRUE(p->MatchesScalar(2));
+  EXPECT_FALSE(p->MatchesScalar(3));
+  p = ParsePattern("!=0", &e);
+  EXPECT_TRUE(p->MatchesScalar(1));
+  EXPECT_FALSE(p->MatchesScalar(0));
+  p = ParsePattern("0x20/0xf0", &e);
+  EXPECT_TRUE(p->MatchesScalar(0x2a));
+  EXPECT_FALSE(p->MatchesScalar(0x3a));
+  p = ParsePattern("$psn-2", &e);
+  EXPECT_EQ(p->variable, "psn");
+  EXPECT_EQ(p->offset, -2);
+  p = ParsePattern("10.0.0.1", &e);
+  EXPECT_EQ(p->bytes, (std::vector<uint8_t>{10, 0, 0, 1}));
+  EXPECT_TRUE(ParsePattern("true", &e)->MatchesScalar(1));
+  EXPECT_FALSE(ParsePattern("0x30/0x0f", &e));
+  EXPECT_FALSE(ParsePattern("hex:abc", &e));
+  EXPECT_FALSE(ParsePattern("banana", &e));
+  EXPECT_FALSE(ParsePattern("<0", &e));
+}
+
+}  // namespace
+}  // namespace mroce::harness

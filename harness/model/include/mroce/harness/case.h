@@ -1,0 +1,233 @@
+// The test-case model: what a case file (testcases/*.yaml) says, after the loader has validated it.
+//
+// Format reference: docs/user-guide.md ("Writing test cases"); JSON Schema:
+// testcases/schema/case.schema.json. Sessions consume this model; nothing here runs anything.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mroce/harness/verdict.h"
+
+namespace mroce::harness {
+
+// Where something was written: 1-based line and column (0 when unknown).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  // "file:line:col" (parts that are unknown are left out).
+  [[nodiscard]] std::string ToString() const;
+  bool operator==(const SourceLocation&) const = default;
+};
+
+// A clause a case verifies, with the level it is verified at.
+struct ClauseRef {
+  std::string id;
+  Level level = Level::kMust;
+  bool operator==(const ClauseRef&) const = default;
+};
+
+// A span of time stated either in round-trip times of the case's topology (so the same case runs in
+// simulated and live time) or in absolute nanoseconds.
+struct Duration {
+  enum class Unit { kRtt, kNanoseconds };
+  double value = 0;  // RTTs or nanoseconds, per unit.
+  Unit unit = Unit::kRtt;
+
+  static Duration Rtts(double n) { return {n, Unit::kRtt}; }
+  static Duration Nanoseconds(double ns) { return {ns, Unit::kNanoseconds}; }
+  // Converts with the topology's base RTT (nanoseconds).
+  [[nodiscard]] int64_t ToNanoseconds(int64_t rtt_ns) const;
+  // "3rtt", "2.5us", "10ms" (shortest exact unit for absolute times).
+  [[nodiscard]] std::string ToString() const;
+  bool operator==(const Duration&) const = default;
+};
+
+// The fabric a case runs on: `planes` parallel Clos planes, each with `spines` spines; every
+// connection uses `paths` paths (UDP source ports) spread over the planes.
+struct Topology {
+  int planes = 1;
+  int spines = 1;                            // Per plane.
+  int paths = 1;                             // Per connection.
+  int64_t link_rate_bps = 100'000'000'000;   // Host links, bits per second.
+  int64_t spine_link_rate_bps = 0;           // Fabric links, bits per second; 0 = link_rate_bps.
+  int64_t rtt_ns = 10'000;                   // Base round-trip time without queueing, nanoseconds.
+  int64_t mtu_bytes = 4096;                  // MetaRoCE payload per packet, bytes.
+  bool operator==(const Topology&) const = default;
+};
+
+// When an impairment stage is active; without a schedule it is active for the whole run.
+struct Schedule {
+  Duration at;                     // Becomes active.
+  std::optional<Duration> until;   // Becomes inactive (open-ended when absent).
+  bool operator==(const Schedule&) const = default;
+};
+
+// One impairment stage. `kind` names a stage of impairment/ ("loss.bernoulli", "blackhole", ...);
+// `match` and `params` are handed to that stage's factory, which validates them (and reports errors
+// at `where`).
+struct ImpairmentSpec {
+  std::string kind;
+  std::string name;             // Instance name for stats; "<kind>#<index>" when not given.
+  nlohmann::json match;         // Object (possibly empty): which packets the stage acts on.
+  nlohmann::json params;        // Object (possibly empty).
+  std::optional<Schedule> schedule;
+  SourceLocation where;
+  bool operator==(const ImpairmentSpec&) const = default;
+};
+
+enum class Direction { kDutToPeer, kPeerToDut };
+// "dut->peer", "peer->dut".
+[[nodiscard]] std::string_view ToString(Direction d);
+
+enum class OpKind { kWrite, kRead, kSend };
+// "write", "read", "send".
+[[nodiscard]] std::string_view ToString(OpKind k);
+
+// `count` messages of `size_bytes` each, of one kind.
+struct WorkloadOp {
+  OpKind kind = OpKind::kWrite;
+  int64_t size_bytes = 0;
+  int64_t count = 1;
+  std::optional<int> stream;   // Fixed stream; round-robin over the streams when absent.
+  bool operator==(const WorkloadOp&) const = default;
+};
+
+// End-to-end workload: the DUT and the reference exchange these messages through the fabric.
+// With senders > 1 that many reference senders all target one receiver (incast, fair share).
+struct Workload {
+  Direction direction = Direction::kDutToPeer;  // Who originates the ops.
+  int connections = 1;
+  int streams = 1;                               // Per connection.
+  int senders = 1;
+  std::vector<WorkloadOp> ops;
+  bool operator==(const Workload&) const = default;
+};
+
+// A field value or pattern in a scripted step, e.g. `ack.epsn: 5`, `ch.psn: "$psn+1"`,
+// `ack.rate_hint: ">0"`, `ch.flags.ar: [0, 1]`, `eth.dst: "02:00:00:00:00:01"`.
+struct FieldPattern {
+  enum class Kind {
+    kAny,       // "*": present with any value
+    kExact,     // 5, "0x10"
+    kBytes,     // MAC, IPv4/IPv6 address, "hex:..." (byte-array fields)
+    kRange,     // "lo..hi", ">x", ">=x", "<x", "<=x" (inclusive bounds in lo/hi)
+    kMask,      // "value/mask": (actual & mask) == value
+    kOneOf,     // [a, b, c]
+    kNotEqual,  // "!=x"
+    kVariable,  // "$name" or "$name+N"/"$name-N": binds on first use, must equal afterwards
+  };
+  Kind kind = Kind::kAny;
+  uint64_t value = 0;      // kExact, kNotEqual, kMask (the value)
+  uint64_t lo = 0, hi = 0; // kRange
+  uint64_t mask = 0;       // kMask
+  std::vector<uint64_t> values;  // kOneOf
+  std::vector<uint8_t> bytes;    // kBytes
+  std::string variable;          // kVariable (without '$')
+  int64_t offset = 0;            // kVariable
+  std::string text;              // As written, for messages.
+
+  // Whether a scalar matches (kAny/kExact/kRange/kMask/kOneOf/kNotEqual; kVariable and kBytes
+  // are resolved by the scripted peer).
+  [[nodiscard]] bool MatchesScalar(uint64_t actual) const;
+  // Literal values only (what an inject may carry): kExact, kBytes, kVariable.
+  [[nodiscard]] bool IsLiteral() const {
+    return kind == Kind::kExact || kind == Kind::kBytes || kind == Kind::kVariable;
+  }
+  bool operator==(const FieldPattern&) const = default;
+};
+
+using FieldPatterns = std::vector<std::pair<std::string, FieldPattern>>;  // In file order.
+
+// The harness sends a frame at `at` (from the script's start). The frame is given by codec field
+// names (missing fields take defaults, computed fields are filled) or by a Scapy expression
+// evaluated in the embedded interpreter (for malformed frames).
+struct InjectStep {
+  Duration at;
+  std::optional<int> path;   // Path index of the connection; the case's first path when absent.
+  FieldPatterns frame;       // Literal values only.
+  std::string scapy;         // Exactly one of frame / scapy is set.
+  SourceLocation where;
+  bool operator==(const InjectStep&) const = default;
+};
+
+// The DUT must send a frame matching `match` within `within` of the previous step (or, with
+// absent: true, must send none in that window). Its response is also compared field by field with
+// the reference endpoint's response to the same script, except the `free` fields (exact names or
+// prefixes ending in '.').
+struct ExpectStep {
+  Duration within = Duration::Rtts(1);
+  FieldPatterns match;
+  std::vector<std::string> free;
+  bool absent = false;
+  SourceLocation where;
+  bool operator==(const ExpectStep&) const = default;
+};
+
+// Drives the DUT's control interface at `at` so it has something to send or receive.
+struct DutStep {
+  enum class Action { kOpen, kWrite, kRead, kSend, kPostRecv, kClose };
+  Duration at;
+  Action action = Action::kOpen;
+  int64_t size_bytes = 0;
+  int64_t count = 1;
+  std::optional<int> stream;
+  SourceLocation where;
+  bool operator==(const DutStep&) const = default;
+};
+// "open", "write", "read", "send", "post-recv", "close".
+[[nodiscard]] std::string_view ToString(DutStep::Action a);
+
+using ScriptStep = std::variant<InjectStep, ExpectStep, DutStep>;
+
+// A named check (a pure function of the trace) with its parameters. `clauses` defaults to the
+// case's clauses.
+struct CheckSpec {
+  std::string name;
+  nlohmann::json params;   // Object (possibly empty); the check validates it.
+  std::vector<ClauseRef> clauses;
+  SourceLocation where;
+  bool operator==(const CheckSpec&) const = default;
+};
+
+struct Timeouts {
+  Duration total = Duration::Rtts(10'000);  // Whole case, from setup to last check.
+  Duration quiesce = Duration::Rtts(10);    // Silence after the workload before judging.
+  bool operator==(const Timeouts&) const = default;
+};
+
+enum class Style { kEndToEnd, kScripted };
+// "end-to-end", "scripted".
+[[nodiscard]] std::string_view ToString(Style s);
+
+struct Case {
+  std::string id;            // Stable dotted id, e.g. "loss.sack.exact-retransmit".
+  std::string title;
+  std::string description;
+  std::vector<ClauseRef> clauses;
+  std::vector<std::string> requires_caps;  // Capabilities the DUT must have (else skip).
+  std::vector<std::string> tags;
+  Topology topology;
+  std::vector<ImpairmentSpec> impairments;
+  Style style = Style::kEndToEnd;
+  Workload workload;                   // kEndToEnd
+  std::vector<ScriptStep> script;      // kScripted
+  std::vector<CheckSpec> checks;
+  Timeouts timeouts;
+  SourceLocation where;                // The file, line 1.
+
+  // The strongest level among the case's clauses (MAY when it has none).
+  [[nodiscard]] Level level() const;
+  // Category: the id up to its last dot ("loss.sack" for "loss.sack.exact-retransmit").
+  [[nodiscard]] std::string category() const;
+  bool operator==(const Case&) const = default;
+};
+
+}  // namespace mroce::harness

@@ -1,0 +1,25 @@
+// report.json: the versioned contract of a run (schema docs/report.schema.json, prose
+// docs/report-schema.md). Written by a visitor; read back for re-rendering, diff and merge.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mroce/harness/results.h"
+
+namespace mroce::reports {
+
+// The report as JSON (keys in schema order is not guaranteed; nlohmann sorts keys, which keeps
+// output deterministic).
+[[nodiscard]] nlohmann::json ToJson(const harness::RunResult& run);
+// Pretty-printed (2-space indent, trailing newline).
+[[nodiscard]] std::string RenderReportJson(const harness::RunResult& run);
+
+// Reads a report back. Fails (message naming the key) on a missing or mistyped key or a schema
+// other than mroce-cts/report/v1. The summary is not read: it is derived from the tests.
+[[nodiscard]] std::optional<harness::RunResult> FromJson(const nlohmann::json& j, std::string* error);
+[[nodiscard]] std::optional<harness::RunResult> ReadReportFile(const std::string& path, std::string* error);
+
+}  // namespace mroce::reports

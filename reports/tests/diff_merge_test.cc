@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mroce/reports/diff.h"
+#include "mroce/reports/merge.h"
+#include "mroce/reports/run_dir.h"
+#include "sample_run.h"
+
+namespace mroce::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using harness::Verdict;
+
+harness::TestResult* Find(harness::RunResult& run, const std::string& id) {
+  for (auto& t : run.tests) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+TEST(Diff, ClassifiesChanges) {
+  harness::RunResult old_run = testing::SampleRun();
+  harness::RunResult new_run = old_run;
+  Find(new_run, "loss.sack.exact-retransmit")->verdict = Verdict::kFail;
+  Find(new_run, "loss.sack.exact-retransmit")->reason = "3 spurious retransmissions";
+  Find(new_run, "conn.crc.bad-crc-dropped")->verdict = Verdict::kPass;
+  Find(new_run, "cc.ecn.aimd")->verdict = Verdict::kError;       // inconclusive -> error
+  Find(new_run, "paths.failover.blackhole")->verdict = Verdict::kPass;  // skip -> pass
+  std::erase_if(new_run.tests, [](const harness::TestResult& t) { return t.id == "cc.hint.rate-under-hint"; });
+  harness::TestResult added;
+  added.id = "new.case";
+  new_run.tests.push_back(added);
+  RunDiff d = DiffRuns(old_run, new_run);
+  ASSERT_EQ(d.entries.size(), 6u);
+  EXPECT_EQ(d.entries[0].id, "cc.ecn.aimd");
+  EXPECT_EQ(d.entries[0].kind, DiffEntry::Kind::kRegression);
+  EXPECT_EQ(d.entries[1].kind, DiffEntry::Kind::kRemoved);
+  EXPECT_EQ(d.entries[2].kind, DiffEntry::Kind::kImprovement);
+  EXPECT_EQ(d.entries[3].kind, DiffEntry::Kind::kRegression);
+  EXPECT_EQ(d.entries[4].kind, DiffEntry::Kind::kAdded);
+  EXPECT_EQ(d.entries[5].kind, DiffEntry::Kind::kChanged);
+  EXPECT_EQ(d.regressions, 2);
+  EXPECT_TRUE(d.has_regression());
+  std::string text = FormatDiff(d);
+  EXPECT_NE(text.find("REGRESSION  loss.sack.exact-retransmit  pass -> fail  (3 spurious retransmissions)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 regression(s), 1 improvement(s), 1 changed, 1 added, 1 removed"), std::string::npos) << text;
+}
+
+TEST(Diff, IdenticalRunsHaveNoRegression) {
+  auto run = testing::SampleRun();
+  RunDiff d = DiffRuns(run, run);
+  EXPECT_TRUE(d.entries.empty());
+  EXPECT_FALSE(d.has_regression());
+}
+
+TEST(Diff, LostConformanceIsARegression) {
+  harness::RunResult good;
+  harness::TestResult t;
+  t.id = "a.b";
+  t.level = harness::Level::kMust;
+  good.tests = {t};
+  harness::RunResult bad = good;
+  bad.incomplete = true;
+  RunDiff d = DiffRuns(good, bad);
+  EXPECT_TRUE(d.lost_conformance);
+  EXPECT_TRUE(d.has_regression());
+}
+
+std::vector<harness::RunResult> Shards() {
+  harness::RunResult all = testing::SampleRun();
+  harness::RunResult a = all, b = all;
+  a.tests.assign(all.tests.begin(), all.tests.begin() + 2);
+  b.tests.assign(all.tests.begin() + 2, all.tests.end());
+  b.started_at = "2025-01-31T11:59:00Z";
+  b.finished_at = "2025-01-31T12:05:00Z";
+  harness::Normalize(a);
+  harness::Normalize(b);
+  return {a, b};
+}
+
+TEST(Merge, UnitesShards) {
+  std::string error;
+  auto merged = MergeRuns(Shards(), &error);
+  ASSERT_TRUE(merged) << error;
+  harness::RunResult want = testing::SampleRun();
+  want.started_at = "2025-01-31T11:59:00Z";
+  want.finished_at = "2025-01-31T12:05:00Z";
+  EXPECT_EQ(*merged, want);
+}
+
+TEST(Merge, IdenticalDuplicatesAreFineConflictsAreNot) {
+  auto shards = Shards();
+  shards[1].tests.push_back(shards[0].tests[0]);
+  std::string error;
+  EXPECT_TRUE(MergeRuns(shards, &error)) << error;
+  shards[1].tests.back().verdict = Verdict::kFail;
+  EXPECT_FALSE(MergeRuns(shards, &error));
+  EXPECT_EQ(error, "case '" + shards[0].tests[0].id + "' has conflicting results in shard 1 and shard 2");
+}
+
+TEST(Merge, ShardsMustAgree) {
+  auto shards = Shards();
+  shards[1].dut.identity = "rocev2";
+  std::string error;
+  EXPECT_FALSE(MergeRuns(shards, &error));
+  EXPECT_NE(error.find("DUT identity 'rocev2'"), std::string::npos);
+  shards = Shards();
+  shards[1].seed = 7;
+  EXPECT_FALSE(MergeRuns(shards, &error));
+  shards = Shards();
+  shards[0].incomplete = true;
+  auto merged = MergeRuns(shards, &error);
+  ASSERT_TRUE(merged);
+  EXPECT_TRUE(merged->incomplete);
+}
+
+TEST(RunDir, WriteReadRerenderMerge) {
+  fs::path root = fs::temp_directory_path() / ("mroce_reports_test_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto shards = Shards();
+  std::string error;
+  for (int i = 0; i < 2; ++i) {
+    fs::path dir = root / ("shard" + std::to_string(i));
+    ASSERT_TRUE(WriteRunDir(dir.string(), shards[i], &error)) << error;
+    fs::create_directories(dir / "evidence");
+    std::ofstream(dir / "evidence" / ("s" + std::to_string(i) + ".pcap")) << "pcap";
+    EXPECT_TRUE(fs::exists(dir / "report.json"));
+    EXPECT_TRUE(fs::exists(dir / "junit.xml"));
+    EXPECT_TRUE(fs::exists(dir / "report.html"));
+  }
+  auto back = ReadRun((root / "shard0").string(), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(*back, shards[0]);
+  // Re-rendering reproduces the same files byte for byte.
+  std::ifstream in(root / "shard0" / "report.html");
+  std::string before((std::istreambuf_iterator<char>(in)), {});
+  fs::remove(root / "shard0" / "report.html");
+  ASSERT_TRUE(RerenderRunDir((root / "shard0").string(), &error)) << error;
+  std::ifstream in2(root / "shard0" / "report.html");
+  std::string after((std::istreambuf_iterator<char>(in2)), {});
+  EXPECT_EQ(before, after);
+  ASSERT_TRUE(MergeRunDirs({(root / "shard0").string(), (root / "shard1").string()}, (root / "merged").string(), &error)) << error;
+  EXPECT_TRUE(fs::exists(root / "merged" / "evidence" / "s0.pcap"));
+  EXPECT_TRUE(fs::exists(root / "merged" / "evidence" / "s1.pcap"));
+  auto merged = ReadRun((root / "merged").string(), &error);
+  ASSERT_TRUE(merged) << error;
+  EXPECT_EQ(merged->tests.size(), 5u);
+  // No temporary files left behind.
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  EXPECT_FALSE(ReadRun((root / "nope").string(), &error));
+  EXPECT_NE(error.find("no such file"), std::string::npos);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace mroce::reports
