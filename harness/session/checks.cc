@@ -1,0 +1,594 @@
+// Checks over a run record (see checks.h). Every check is a pure function of the record.
+#include "mroce/session/checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace mroce::session {
+namespace {
+
+using harness::CheckResult;
+using harness::Verdict;
+using nlohmann::json;
+
+struct Ctx {
+  const harness::Case& c;
+  const RunRecord& rec;
+  const Trace& trace;
+  const json& params;
+  CheckResult base;  // name, clauses, pcap prefilled
+};
+
+CheckResult Pass(const Ctx& x) { return x.base; }
+CheckResult With(const Ctx& x, Verdict v, std::string reason) {
+  CheckResult r = x.base;
+  r.verdict = v;
+  r.reason = std::move(reason);
+  return r;
+}
+CheckResult Mismatch(const Ctx& x, Verdict v, std::string reason, std::string field, uint64_t expected, uint64_t actual) {
+  CheckResult r = With(x, v, std::move(reason));
+  r.mismatch = harness::ValueMismatch::Scalar(std::move(field), expected, actual);
+  return r;
+}
+void AttachActual(CheckResult& r, const FrameRecord& f, uint16_t port) {
+  r.actual_packet = Trace::Dump(f, port);
+  r.packet_index = f.frame_no;
+}
+void AttachExpected(CheckResult& r, const FrameRecord& f, uint16_t port) { r.expected_packet = Trace::Dump(f, port); }
+
+double Param(const Ctx& x, const char* key, double def) {
+  if (x.params.is_object() && x.params.contains(key) && x.params.at(key).is_number()) return x.params.at(key).get<double>();
+  return def;
+}
+
+std::string Host(int h) { return h == kDutHost ? "DUT" : "peer " + std::to_string(h); }
+
+// If the DUT failed a control call or the workload never got going, most checks cannot judge the
+// transport: they fail with that reason (it is the DUT's fault, not the harness's).
+std::optional<CheckResult> Precondition(const Ctx& x) {
+  if (!x.rec.dut_error.empty()) return With(x, Verdict::kFail, x.rec.dut_error);
+  return std::nullopt;
+}
+
+// --- completions -------------------------------------------------------------------------------
+CheckResult Completions(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  std::map<std::pair<int, uint64_t>, std::vector<const ControlRecord*>> got;
+  for (const ControlRecord& r : x.rec.trace.control) {
+    if (r.kind == ControlRecord::Kind::kCompletion) got[{r.host, r.wr_id}].push_back(&r);
+  }
+  std::set<std::pair<int, uint64_t>> expected;
+  for (const PlannedMessage& m : x.rec.messages) {
+    expected.insert({m.originator, m.wr_id});
+    if (m.op == dut::OpKind::kSend) expected.insert({m.responder, m.recv_wr_id});
+  }
+  uint64_t missing = 0, doubled = 0, failed = 0, unknown = 0;
+  std::string first;
+  auto note = [&](const std::string& s) {
+    if (first.empty()) first = s;
+  };
+  for (const auto& key : expected) {
+    auto it = got.find(key);
+    if (it == got.end()) {
+      ++missing;
+      note("work request " + std::to_string(key.second & 0xFFFFFFFFull) + " of " + Host(key.first) + " never completed");
+      continue;
+    }
+    if (it->second.size() > 1) {
+      ++doubled;
+      note("work request " + std::to_string(key.second & 0xFFFFFFFFull) + " of " + Host(key.first) + " completed " +
+           std::to_string(it->second.size()) + " times");
+    }
+    if (it->second.front()->status != dut::OpStatus::kSuccess) {
+      ++failed;
+      note("work request " + std::to_string(key.second & 0xFFFFFFFFull) + " of " + Host(key.first) + " completed with " +
+           std::string(dut::OpStatusName(it->second.front()->status)));
+    }
+  }
+  for (const auto& [key, list] : got) {
+    if (!expected.count(key)) {
+      ++unknown;
+      note(Host(key.first) + " reported a completion for unknown work request " + std::to_string(key.second));
+    }
+  }
+  if (missing + doubled + failed + unknown == 0) return Pass(x);
+  std::ostringstream why;
+  why << first << " (" << expected.size() << " expected: " << missing << " missing, " << doubled << " more than once, "
+      << failed << " with an error status, " << unknown << " unknown)";
+  const uint64_t ok = expected.size() - missing;
+  return Mismatch(x, Verdict::kFail, why.str(), "completions exactly once", expected.size(),
+                  doubled ? ok + doubled : ok);
+}
+
+// --- completion-order --------------------------------------------------------------------------
+CheckResult CompletionOrder(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  // Post order per (host, conn, stream) from the plan; completion order from the trace.
+  std::map<std::tuple<int, uint32_t, uint16_t>, std::vector<uint64_t>> posted, done;
+  for (const ControlRecord& r : x.rec.trace.control) {
+    const auto key = std::make_tuple(r.host, r.conn, r.stream);
+    if (r.kind == ControlRecord::Kind::kPost) posted[key].push_back(r.wr_id);
+    if (r.kind == ControlRecord::Kind::kCompletion) done[key].push_back(r.wr_id);
+  }
+  for (const auto& [key, seq] : done) {
+    const auto& order = posted[key];
+    std::map<uint64_t, size_t> rank;
+    for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+    size_t last = 0;
+    bool have = false;
+    uint64_t last_wr = 0;
+    for (uint64_t wr : seq) {
+      auto it = rank.find(wr);
+      if (it == rank.end()) continue;  // unknown ids are the completions check's business
+      if (have && it->second < last) {
+        std::ostringstream why;
+        why << Host(std::get<0>(key)) << " connection " << std::get<1>(key) << " stream " << std::get<2>(key)
+            << ": work request " << (wr & 0xFFFFFFFFull) << " (posted #" << it->second + 1 << ") completed after "
+            << (last_wr & 0xFFFFFFFFull) << " (posted #" << last + 1 << ")";
+        return Mismatch(x, Verdict::kFail, why.str(), "completion position", it->second + 1, last + 2);
+      }
+      last = it->second;
+      last_wr = wr;
+      have = true;
+    }
+  }
+  return Pass(x);
+}
+
+// --- data-intact ---------------------------------------------------------------------------------
+CheckResult DataIntact(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  if (x.rec.data.empty() && !x.rec.messages.empty()) return With(x, Verdict::kError, "memory was never read back");
+  uint64_t bad = 0;
+  const DataCheck* first = nullptr;
+  for (const DataCheck& d : x.rec.data) {
+    if (!d.intact) {
+      ++bad;
+      if (first == nullptr) first = &d;
+    }
+  }
+  if (bad == 0) return Pass(x);
+  const PlannedMessage& m = x.rec.messages[first->message];
+  std::ostringstream why;
+  why << bad << " of " << x.rec.data.size() << " messages wrong; first: " << dut::OpKindName(m.op) << " #"
+      << (m.wr_id & 0xFFFFFFFFull) << " (" << m.size << " B, stream " << m.stream << ")";
+  if (!first->error.empty()) return With(x, Verdict::kFail, why.str() + ": " + first->error);
+  why << ": byte " << first->first_bad << " (" << first->bad_bytes << " bytes differ)";
+  return Mismatch(x, Verdict::kFail, why.str(), "byte[" + std::to_string(first->first_bad) + "]", first->expected,
+                  first->actual);
+}
+
+// --- retransmissions -----------------------------------------------------------------------------
+struct DataKey {
+  uint32_t path;
+  uint8_t epoch;
+  uint32_t psn;
+  uint32_t conn;
+  bool operator<(const DataKey& o) const {
+    return std::tie(conn, path, epoch, psn) < std::tie(o.conn, o.path, o.epoch, o.psn);
+  }
+};
+
+struct RtxStats {
+  uint64_t data_tx = 0;      // DUT data frames sent (first transmissions + retransmissions)
+  uint64_t rtx_tx = 0;       // of which retransmissions
+  uint64_t lost = 0;         // DUT data frames the fabric dropped
+  uint64_t unjustified = 0;  // retransmissions of a frame that was never dropped
+  uint64_t lost_never_rtx = 0;
+  size_t first_unjustified = SIZE_MAX;  // frame index
+  size_t first_lost_never = SIZE_MAX;
+};
+
+RtxStats CountRetransmissions(const Trace& t) {
+  RtxStats s;
+  std::map<DataKey, int> dropped;      // drops per key, not yet answered by a retransmission
+  std::map<DataKey, size_t> drop_frame;
+  for (size_t i = 0; i < t.frames.size(); ++i) {
+    const FrameRecord& r = t.frames[i];
+    const FrameFacts& f = t.facts[i];
+    if (!r.from_dut() || !f.parsed || !f.data) continue;
+    const DataKey k{f.path, f.epoch, f.psn, f.conn};
+    if (r.event == FrameRecord::Event::kTx) {
+      ++s.data_tx;
+      if (f.rtx) {
+        ++s.rtx_tx;
+        auto it = dropped.find(k);
+        if (it == dropped.end() || it->second == 0) {
+          ++s.unjustified;
+          if (s.first_unjustified == SIZE_MAX) s.first_unjustified = i;
+        } else {
+          --it->second;
+        }
+      }
+    } else if (!r.duplicate && (r.event == FrameRecord::Event::kDrop || r.corrupted)) {
+      // Dropped in the fabric, or delivered corrupted (the receiver must discard it): a loss.
+      ++s.lost;
+      ++dropped[k];
+      drop_frame.emplace(k, i);
+    }
+  }
+  for (const auto& [k, n] : dropped) {
+    if (n > 0) {
+      s.lost_never_rtx += static_cast<uint64_t>(n);
+      const size_t i = drop_frame[k];
+      if (s.first_lost_never == SIZE_MAX || i < s.first_lost_never) s.first_lost_never = i;
+    }
+  }
+  return s;
+}
+
+CheckResult RetransmissionsEqualLosses(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const RtxStats s = CountRetransmissions(x.trace);
+  const uint64_t tolerance = static_cast<uint64_t>(Param(x, "tolerance", 0));
+  if (s.data_tx == 0) return With(x, Verdict::kInconclusive, "the DUT sent no data frames");
+  if (s.lost == 0 && Param(x, "require_loss", 1) != 0) {
+    return With(x, Verdict::kInconclusive, "no DUT data frame was lost: the impairment never hit");
+  }
+  if (s.unjustified > tolerance) {
+    CheckResult r = Mismatch(x, Verdict::kFail,
+                             std::to_string(s.unjustified) + " retransmissions of data frames that were never lost (" +
+                                 std::to_string(s.rtx_tx) + " retransmissions for " + std::to_string(s.lost) + " losses)",
+                             "retransmissions", s.lost, s.rtx_tx);
+    AttachActual(r, x.trace.frames[s.first_unjustified], x.trace.meta_port);
+    return r;
+  }
+  if (s.lost_never_rtx > tolerance) {
+    CheckResult r = Mismatch(x, Verdict::kFail,
+                             std::to_string(s.lost_never_rtx) + " lost data frames were never retransmitted with their " +
+                                 "path and PSN (" + std::to_string(s.rtx_tx) + " retransmissions for " +
+                                 std::to_string(s.lost) + " losses)",
+                             "retransmissions", s.lost, s.rtx_tx);
+    AttachExpected(r, x.trace.frames[s.first_lost_never], x.trace.meta_port);
+    return r;
+  }
+  return Pass(x);
+}
+
+CheckResult NoSpuriousRetransmissions(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const RtxStats s = CountRetransmissions(x.trace);
+  const double max_frac = Param(x, "max_fraction", -1);
+  const uint64_t max_abs = static_cast<uint64_t>(Param(x, "max", 0));
+  const uint64_t bound = max_frac >= 0 ? static_cast<uint64_t>(std::floor(max_frac * static_cast<double>(s.data_tx))) : max_abs;
+  if (s.data_tx == 0) return With(x, Verdict::kInconclusive, "the DUT sent no data frames");
+  if (s.unjustified <= bound) return Pass(x);
+  CheckResult r = Mismatch(x, Verdict::kFail,
+                           std::to_string(s.unjustified) + " spurious retransmissions (of frames never lost) out of " +
+                               std::to_string(s.data_tx) + " data frames; bound " + std::to_string(bound),
+                           "spurious retransmissions", bound, s.unjustified);
+  AttachActual(r, x.trace.frames[s.first_unjustified], x.trace.meta_port);
+  return r;
+}
+
+// --- multipath -----------------------------------------------------------------------------------
+CheckResult Multipath(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const uint64_t want = static_cast<uint64_t>(Param(x, "min_paths", x.c.topology.paths));
+  std::map<uint32_t, std::set<uint16_t>> sports_by_path;
+  std::set<uint16_t> sports;
+  uint64_t data = 0;
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (r.event != FrameRecord::Event::kTx || !r.from_dut() || !f.data) continue;
+    ++data;
+    sports_by_path[f.path].insert(f.sport);
+    sports.insert(f.sport);
+  }
+  if (data == 0) return With(x, Verdict::kInconclusive, "the DUT sent no data frames");
+  const uint64_t paths = std::min<uint64_t>(sports_by_path.size(), sports.size());
+  if (paths >= want) return Pass(x);
+  return Mismatch(x, Verdict::kFail,
+                  "DUT data used " + std::to_string(sports_by_path.size()) + " path id(s) and " +
+                      std::to_string(sports.size()) + " UDP source port(s) over " + std::to_string(data) +
+                      " data frames; at least " + std::to_string(want) + " distinct paths expected",
+                  "distinct paths", want, paths);
+}
+
+// --- rate-under-hint -----------------------------------------------------------------------------
+CheckResult RateUnderHint(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const double slack = Param(x, "slack", 1.10);
+  const int64_t rtt = x.rec.rtt_ns;
+  const int64_t window = static_cast<int64_t>(Param(x, "window_rtts", 4) * static_cast<double>(rtt));
+  // Hints the DUT received, in arrival order.
+  std::vector<std::pair<int64_t, uint32_t>> hints;
+  std::vector<std::pair<int64_t, uint64_t>> sent;  // (time, wire bytes) of DUT data frames
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (r.event == FrameRecord::Event::kRx && r.to_dut() && f.ack && f.meta) hints.emplace_back(r.time_ns, f.rate_hint);
+    if (r.event == FrameRecord::Event::kTx && r.from_dut() && f.data) sent.emplace_back(r.time_ns, r.bytes.size());
+  }
+  if (sent.empty()) return With(x, Verdict::kInconclusive, "the DUT sent no data frames");
+  if (hints.empty()) return With(x, Verdict::kInconclusive, "the DUT received no ACK carrying a rate hint");
+  // Burst tolerance (MROCE-HINT-005): max(16384, 2 x the largest data frame).
+  uint64_t biggest = 0;
+  for (const auto& s : sent) biggest = std::max(biggest, s.second);
+  const double burst = std::max<double>(16384, 2.0 * static_cast<double>(biggest));
+  // Slide a window over the DUT's transmissions; the allowance uses the largest hint in force
+  // anywhere in the window (lenient: a hint raised mid-window is credited for the whole window).
+  size_t h = 0, lo = 0;
+  double bytes = 0;
+  for (size_t hi = 0; hi < sent.size(); ++hi) {
+    bytes += static_cast<double>(sent[hi].second);
+    while (sent[lo].first < sent[hi].first - window) bytes -= static_cast<double>(sent[lo++].second);
+    const int64_t start = sent[hi].first - window;
+    // The hint in force at `start` (last received at or before it, plus one RTT to react).
+    while (h + 1 < hints.size() && hints[h + 1].first + rtt <= start) ++h;
+    if (hints[h].first + rtt > start) continue;  // no hint in force yet for this whole window
+    uint32_t hint = hints[h].second;
+    for (size_t k = h; k < hints.size() && hints[k].first <= sent[hi].first; ++k) hint = std::max(hint, hints[k].second);
+    if (hint == 0xFFFFFFFFu) continue;
+    const double allowed = static_cast<double>(hint) * 1e6 / 8.0 * static_cast<double>(window) * 1e-9 * slack + burst;
+    if (bytes > allowed) {
+      std::ostringstream why;
+      why << "DUT sent " << static_cast<uint64_t>(bytes) << " B in the " << window / 1000.0 << " us before t="
+          << sent[hi].first << " ns while the rate hint in force was " << hint << " Mb/s (allowed "
+          << static_cast<uint64_t>(allowed) << " B incl. slack " << slack << " and burst " << static_cast<uint64_t>(burst)
+          << " B)";
+      CheckResult r = Mismatch(x, Verdict::kFail, why.str(), "bytes in window", static_cast<uint64_t>(allowed),
+                               static_cast<uint64_t>(bytes));
+      return r;
+    }
+  }
+  return Pass(x);
+}
+
+// --- fair-share ----------------------------------------------------------------------------------
+CheckResult FairShare(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const double within = Param(x, "within_rtts", 2);
+  const double tolerance = Param(x, "tolerance", 0.10);
+  const double bin_rtts = Param(x, "bin_rtts", 4);
+  std::set<int> senders;
+  int receiver = -1;
+  for (const PlannedMessage& m : x.rec.messages) {
+    senders.insert(m.originator);
+    receiver = m.responder;
+  }
+  if (senders.size() < 2) return With(x, Verdict::kError, "fair-share needs a workload with senders >= 2");
+  const int64_t rtt = x.rec.rtt_ns;
+  const int64_t bin = static_cast<int64_t>(bin_rtts * static_cast<double>(rtt));
+  const int64_t t0 = x.rec.workload_start_ns;
+  // Delivered data bytes per sender per bin, at the receiver.
+  std::map<int, std::map<int64_t, double>> got;
+  std::map<int, int64_t> last;
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (r.event != FrameRecord::Event::kRx || r.dst_host != receiver || !f.data || !senders.count(r.src_host)) continue;
+    got[r.src_host][(r.time_ns - t0) / bin] += static_cast<double>(r.bytes.size());
+    last[r.src_host] = std::max(last[r.src_host], r.time_ns);
+  }
+  // Judge bins after `within` RTTs and before the first sender stops.
+  int64_t end = INT64_MAX;
+  for (int s : senders) end = std::min(end, last.count(s) ? last[s] : t0);
+  const int64_t first_bin = (static_cast<int64_t>(within * static_cast<double>(rtt)) + bin - 1) / bin;
+  const int64_t last_bin = (end - t0) / bin - 1;
+  if (last_bin < first_bin) {
+    return With(x, Verdict::kInconclusive, "the transfer was too short to judge fairness after " +
+                                               std::to_string(within) + " RTTs (make the messages longer)");
+  }
+  const double link_bytes_per_bin = static_cast<double>(x.rec.link_rate_bps) / 8.0 * static_cast<double>(bin) * 1e-9;
+  for (int64_t b = first_bin; b <= last_bin; ++b) {
+    double total = 0, sq = 0;
+    for (int s : senders) {
+      const double v = got[s][b];
+      total += v;
+      sq += v * v;
+    }
+    const double n = static_cast<double>(senders.size());
+    const double jain = sq > 0 ? total * total / (n * sq) : 0;
+    const double share = total / n;
+    for (int s : senders) {
+      const double v = got[s][b];
+      if (std::fabs(v - share) > tolerance * share) {
+        std::ostringstream why;
+        why << Host(s) << " delivered " << static_cast<uint64_t>(v) << " B in RTT bin " << b * bin_rtts << ".."
+            << (b + 1) * bin_rtts << " while the fair share was " << static_cast<uint64_t>(share) << " B (+-"
+            << tolerance * 100 << "%; Jain index " << jain << ", link " << static_cast<uint64_t>(link_bytes_per_bin)
+            << " B per bin)";
+        return Mismatch(x, Verdict::kFail, why.str(), "bytes per bin", static_cast<uint64_t>(share), static_cast<uint64_t>(v));
+      }
+    }
+  }
+  return Pass(x);
+}
+
+// --- counter / state-bounded ---------------------------------------------------------------------
+CheckResult Counter(const Ctx& x) {
+  if (!x.params.is_object() || !x.params.contains("name") || !x.params.at("name").is_string()) {
+    return With(x, Verdict::kError, "counter: params.name (a counter name such as crc_errors) is required");
+  }
+  const std::string name = x.params.at("name").get<std::string>();
+  const auto v = x.trace.CounterSum(kDutHost, name);
+  if (!v) {
+    if (x.rec.dut_caps.Has("telemetry")) {
+      return With(x, Verdict::kFail, "the DUT exposes no counter named '" + name + "' (MROCE-TEL names it)");
+    }
+    return With(x, Verdict::kSkip, "the DUT exposes no telemetry");
+  }
+  const auto bound = [&](const char* k) -> std::optional<uint64_t> {
+    if (x.params.contains(k) && x.params.at(k).is_number()) return static_cast<uint64_t>(x.params.at(k).get<double>());
+    return std::nullopt;
+  };
+  if (auto eq = bound("eq"); eq && *v != *eq) return Mismatch(x, Verdict::kFail, "counter " + name, name, *eq, *v);
+  if (auto mn = bound("min"); mn && *v < *mn) {
+    return Mismatch(x, Verdict::kFail, "counter " + name + " below its minimum " + std::to_string(*mn), name, *mn, *v);
+  }
+  if (auto mx = bound("max"); mx && *v > *mx) {
+    return Mismatch(x, Verdict::kFail, "counter " + name + " above its maximum " + std::to_string(*mx), name, *mx, *v);
+  }
+  return Pass(x);
+}
+
+CheckResult StateBounded(const Ctx& x) {
+  const double max_bytes = Param(x, "max_bytes", -1);
+  if (max_bytes < 0) return With(x, Verdict::kError, "state-bounded: params.max_bytes is required");
+  uint64_t peak = 0;
+  bool any = false;
+  for (const TelemetrySample& s : x.trace.telemetry) {
+    if (s.host != kDutHost || !s.state_bytes) continue;
+    any = true;
+    peak = std::max(peak, *s.state_bytes);
+  }
+  if (!any) return With(x, Verdict::kSkip, "the DUT does not report its state size");
+  if (static_cast<double>(peak) <= max_bytes) return Pass(x);
+  return Mismatch(x, Verdict::kFail, "DUT protocol state peaked above the bound", "state bytes",
+                  static_cast<uint64_t>(max_bytes), peak);
+}
+
+using CheckFn = CheckResult (*)(const Ctx&);
+struct Entry {
+  CheckInfo info;
+  CheckFn fn;
+};
+
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> entries = {
+      {{"completions", "every operation completed exactly once, successfully", {}}, Completions},
+      {{"completion-order", "completions in post order per (host, connection, stream)", {}}, CompletionOrder},
+      {{"data-intact", "every byte landed where the workload put it", {}}, DataIntact},
+      {{"retransmissions-equal-losses", "the DUT retransmitted exactly the data frames the fabric lost, on their path with their PSN",
+        {"tolerance", "require_loss"}},
+       RetransmissionsEqualLosses},
+      {{"no-spurious-retransmissions", "retransmissions of frames that were never lost stay under a bound",
+        {"max", "max_fraction"}},
+       NoSpuriousRetransmissions},
+      {{"multipath", "DUT data used at least min_paths paths with distinct UDP source ports", {"min_paths"}}, Multipath},
+      {{"rate-under-hint", "the DUT's send rate never exceeds the receiver's latest rate hint",
+        {"slack", "window_rtts"}},
+       RateUnderHint},
+      {{"fair-share", "incast senders each get their fair share within k RTTs",
+        {"within_rtts", "tolerance", "bin_rtts"}},
+       FairShare},
+      {{"counter", "a DUT telemetry counter within bounds", {"name", "eq", "min", "max"}}, Counter},
+      {{"state-bounded", "the DUT's protocol state never exceeds max_bytes", {"max_bytes"}}, StateBounded},
+  };
+  return entries;
+}
+
+}  // namespace
+
+const std::vector<CheckInfo>& AllChecks() {
+  static const std::vector<CheckInfo> infos = [] {
+    std::vector<CheckInfo> v;
+    for (const Entry& e : Registry()) v.push_back(e.info);
+    return v;
+  }();
+  return infos;
+}
+
+const CheckInfo* FindCheck(const std::string& name) {
+  for (const CheckInfo& i : AllChecks()) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
+
+ref::Status ValidateCheck(const std::string& name, const json& params) {
+  const CheckInfo* info = FindCheck(name);
+  if (info == nullptr) {
+    std::string known;
+    for (const CheckInfo& i : AllChecks()) known += (known.empty() ? "" : ", ") + i.name;
+    return ref::MakeError("check.name", "unknown check '" + name + "' (known: " + known + ")");
+  }
+  if (params.is_null()) return ref::OkStatus();
+  if (!params.is_object()) return ref::MakeError("check.params", "check '" + name + "': params must be a mapping");
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (std::find(info->params.begin(), info->params.end(), it.key()) == info->params.end()) {
+      std::string known;
+      for (const auto& p : info->params) known += (known.empty() ? "" : ", ") + p;
+      return ref::MakeError("check.params", "check '" + name + "': unknown parameter '" + it.key() + "'" +
+                                                (known.empty() ? " (takes none)" : " (known: " + known + ")"));
+    }
+  }
+  return ref::OkStatus();
+}
+
+std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec) {
+  std::vector<harness::CheckSpec> specs = c.checks;
+  if (specs.empty()) {
+    for (const char* n : {"completions", "completion-order", "data-intact"}) {
+      harness::CheckSpec s;
+      s.name = n;
+      specs.push_back(s);
+    }
+  }
+  const_cast<Trace&>(rec.trace).Analyze();  // facts are a cache of the frames; filling it changes no fact
+  std::vector<harness::CheckResult> out;
+  for (const harness::CheckSpec& spec : specs) {
+    CheckResult base;
+    base.check = spec.name;
+    for (const auto& cl : spec.clauses.empty() ? c.clauses : spec.clauses) base.clauses.push_back(cl.id);
+    base.pcap = rec.pcap;
+    base.where = spec.where.ToString();
+    if (auto st = ValidateCheck(spec.name, spec.params); !st.ok()) {
+      base.verdict = Verdict::kError;
+      base.reason = st.error().message;
+      out.push_back(base);
+      continue;
+    }
+    const Ctx ctx{c, rec, rec.trace, spec.params, base};
+    for (const Entry& e : Registry()) {
+      if (e.info.name == spec.name) out.push_back(e.fn(ctx));
+    }
+  }
+  return out;
+}
+
+std::vector<harness::TimeSeries> BuildSeries(const RunRecord& rec) {
+  std::vector<harness::TimeSeries> out;
+  const Trace& t = rec.trace;
+  const double rtt = static_cast<double>(std::max<int64_t>(rec.rtt_ns, 1));
+  const int64_t t0 = rec.workload_start_ns;
+  // DUT goodput: data payload bytes the DUT sent that were delivered, per RTT bin, in Gb/s.
+  std::map<int64_t, double> goodput;
+  std::map<uint32_t, std::map<int64_t, double>> per_path;
+  for (size_t i = 0; i < t.frames.size(); ++i) {
+    const FrameRecord& r = t.frames[i];
+    const FrameFacts& f = t.facts[i];
+    if (!r.from_dut() || !f.data) continue;
+    const int64_t b = static_cast<int64_t>(std::floor(static_cast<double>(r.time_ns - t0) / rtt));
+    if (r.event == FrameRecord::Event::kRx) goodput[b] += f.payload_bytes;
+    if (r.event == FrameRecord::Event::kTx) per_path[f.path][b] += 1;
+  }
+  if (!goodput.empty()) {
+    harness::TimeSeries s{"DUT goodput", "Gbps", "rtt", {}};
+    for (const auto& [b, bytes] : goodput) s.points.emplace_back(static_cast<double>(b), bytes * 8.0 / rtt);
+    out.push_back(std::move(s));
+  }
+  if (per_path.size() > 1 || (!per_path.empty() && per_path.begin()->second.size() > 1)) {
+    int n = 0;
+    for (const auto& [path, bins] : per_path) {
+      if (++n > 8) break;
+      harness::TimeSeries s{"DUT data frames path " + std::to_string(path), "frames/RTT", "rtt", {}};
+      for (const auto& [b, v] : bins) s.points.emplace_back(static_cast<double>(b), v);
+      out.push_back(std::move(s));
+    }
+  }
+  // Window per path from the DUT's telemetry (gauge names end in ".cwnd").
+  std::map<std::string, harness::TimeSeries> cwnd;
+  for (const TelemetrySample& s : t.telemetry) {
+    if (s.host != kDutHost) continue;
+    for (const auto& [name, v] : s.counters) {
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".cwnd") == 0 && cwnd.size() < 8) {
+        auto& ts = cwnd[name];
+        ts.name = name;
+        ts.unit = "bytes";
+        ts.x_unit = "rtt";
+        ts.points.emplace_back(static_cast<double>(s.time_ns - t0) / rtt, static_cast<double>(v));
+      }
+    }
+  }
+  for (auto& [name, ts] : cwnd) out.push_back(std::move(ts));
+  return out;
+}
+
+}  // namespace mroce::session

@@ -1,0 +1,334 @@
+// Scripted sessions: packetdrill-style scripts against the reference endpoint (and a quirk of it).
+#include "mroce/session/scripted.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "mroce/dut/dut_spec.h"
+#include "mroce/session/session.h"
+#ifdef MROCE_HAVE_SCAPY_EVAL
+#include "mroce/session/scapy_eval.h"
+#endif
+
+namespace mroce::session {
+namespace {
+
+using harness::FieldPattern;
+using K = FieldPattern::Kind;
+
+FieldPattern Exact(uint64_t v) {
+  FieldPattern p;
+  p.kind = K::kExact;
+  p.value = v;
+  p.text = std::to_string(v);
+  return p;
+}
+FieldPattern Var(const std::string& name, int64_t offset = 0) {
+  FieldPattern p;
+  p.kind = K::kVariable;
+  p.variable = name;
+  p.offset = offset;
+  p.text = "$" + name + (offset > 0 ? "+" + std::to_string(offset) : offset < 0 ? std::to_string(offset) : "");
+  return p;
+}
+FieldPattern Bytes(std::vector<uint8_t> b) {
+  FieldPattern p;
+  p.kind = K::kBytes;
+  p.bytes = std::move(b);
+  p.text = "hex:...";
+  return p;
+}
+
+harness::SourceLocation Here(int line) { return {"scripted_test.cc", line, 0}; }
+
+harness::DutStep Dut(harness::DutStep::Action a, int line) {
+  harness::DutStep s;
+  s.action = a;
+  s.where = Here(line);
+  return s;
+}
+harness::InjectStep Inject(harness::FieldPatterns f, int line, double at_rtt = 0) {
+  harness::InjectStep s;
+  s.at = harness::Duration::Rtts(at_rtt);
+  s.frame = std::move(f);
+  s.where = Here(line);
+  return s;
+}
+harness::ExpectStep Expect(harness::FieldPatterns m, double within_rtt, int line, bool absent = false) {
+  harness::ExpectStep s;
+  s.within = harness::Duration::Rtts(within_rtt);
+  s.match = std::move(m);
+  s.absent = absent;
+  s.where = Here(line);
+  return s;
+}
+
+harness::FieldPatterns Write(uint32_t psn) {
+  return {{"ch.opcode", Exact(0x01)},   {"ch.psn", Exact(psn)},        {"ch.flags.ar", Exact(1)},
+          {"meh.va", Var("dut_va", psn * 4)}, {"meh.rkey", Var("dut_rkey")}, {"meh.msn", Exact(psn)},
+          {"payload", Bytes({0xde, 0xad, 0xbe, 0xef})}};
+}
+
+// The DUT opens a connection to the script; the script accepts it.
+harness::Case Handshake(const std::string& id) {
+  harness::Case c;
+  c.id = id;
+  c.title = "scripted test";
+  c.style = harness::Style::kScripted;
+  c.clauses = {{"MROCE-CONN-007", harness::Level::kMust}};
+  c.script.push_back(Dut(harness::DutStep::Action::kOpen, 1));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x20)},
+                             {"ch.dst_conn_id", Exact(0)},
+                             {"cmh.src_conn_id", Var("dut_conn")},
+                             {"cmh.nonce", Var("nonce")},
+                             {"cmh.num_paths", Var("paths")}},
+                            1, 2));
+  c.script.push_back(Inject({{"ch.opcode", Exact(0x21)},
+                             {"cmh.src_conn_id", Var("peer_conn")},
+                             {"cmh.nonce", Var("nonce")},
+                             {"cmh.num_paths", Exact(1)},
+                             {"cmh.mtu", Exact(4096)},
+                             {"cmh.max_streams", Exact(16)},
+                             {"cmh.num_planes", Exact(1)}},
+                            3));
+  return c;
+}
+
+SessionOptions Options(const std::string& dut, uint64_t seed = 7, std::string run_dir = "") {
+  SessionOptions o;
+  o.seed = seed;
+  o.dut_spec = dut;
+  o.run_dir = std::move(run_dir);
+  o.make_dut = [dut]() { return dut::MakeDut(dut::DutSpec::Parse(dut).value()); };
+  return o;
+}
+
+std::string Explain(const harness::TestResult& t) {
+  std::string s = std::string(harness::ToString(t.verdict)) + ": " + t.reason + "\n";
+  for (const auto& c : t.checks) {
+    s += "  " + c.check + ": " + std::string(harness::ToString(c.verdict)) + " " + c.reason + "\n";
+    if (c.verdict != harness::Verdict::kPass) s += c.expected_packet + "\n" + c.actual_packet + "\n";
+  }
+  return s;
+}
+
+const harness::CheckResult* Find(const harness::TestResult& t, const std::string& name) {
+  for (const auto& c : t.checks) {
+    if (c.check == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST(ScriptedTest, HandshakeThenWriteIsAcked) {
+  harness::Case c = Handshake("test.scripted.handshake");
+  c.script.push_back(Inject(Write(0), 10));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)},
+                             {"ch.dst_conn_id", Var("peer_conn")},
+                             {"ack.epsn", Exact(1)},
+                             {"ack.trigger_psn", Exact(0)}},
+                            1, 11));
+  auto t = RunCase(c, Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
+  ASSERT_EQ(t.checks.size(), 3u) << Explain(t);
+  EXPECT_EQ(t.checks[0].check, "expect@scripted_test.cc:2");
+  EXPECT_EQ(t.checks[1].check, "expect@scripted_test.cc:11");
+  EXPECT_EQ(t.checks[2].check, "reference-match");
+  EXPECT_EQ(t.checks[2].verdict, harness::Verdict::kPass) << Explain(t);
+}
+
+TEST(ScriptedTest, ScriptIsDeterministic) {
+  harness::Case c = Handshake("test.scripted.determinism");
+  c.script.push_back(Inject(Write(0), 10));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 1, 11));
+  auto o = Options("reference", 42);
+  ScriptRun a = SimulateScript(c, o, o.make_dut);
+  ScriptRun b = SimulateScript(c, o, o.make_dut);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  ASSERT_EQ(a.rec.trace.frames.size(), b.rec.trace.frames.size());
+  for (size_t i = 0; i < a.rec.trace.frames.size(); ++i) {
+    EXPECT_EQ(a.rec.trace.frames[i].bytes, b.rec.trace.frames[i].bytes) << i;
+    EXPECT_EQ(a.rec.trace.frames[i].time_ns, b.rec.trace.frames[i].time_ns) << i;
+  }
+  EXPECT_EQ(a.vars, b.vars);
+  EXPECT_NE(a.vars.at("nonce"), 0u);
+}
+
+harness::Case BadCrcCase() {
+  harness::Case c = Handshake("test.scripted.bad-crc");
+  c.clauses = {{"MROCE-CRC-002", harness::Level::kMust}};
+  harness::FieldPatterns bad = Write(0);
+  bad.push_back({"crc", Exact(0xdeadbeef)});
+  c.script.push_back(Inject(bad, 20));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 2, 21, /*absent=*/true));
+  // The same packet with its CRC intact is placed and acknowledged.
+  c.script.push_back(Inject(Write(0), 22));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}}, 1, 23));
+  return c;
+}
+
+TEST(ScriptedTest, BadCrcGetsNoAck) {
+  auto t = RunCase(BadCrcCase(), Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
+}
+
+TEST(ScriptedTest, AcceptBadCrcQuirkFailsTheBadCrcScript) {
+  auto t = RunCase(BadCrcCase(), Options("reference:quirk=accept_bad_crc"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kFail) << Explain(t);
+  const harness::CheckResult* e = Find(t, "expect@scripted_test.cc:21");
+  ASSERT_NE(e, nullptr) << Explain(t);
+  EXPECT_EQ(e->verdict, harness::Verdict::kFail);
+  EXPECT_NE(e->reason.find("must be absent"), std::string::npos) << e->reason;
+  EXPECT_NE(e->actual_packet.find("ack.epsn"), std::string::npos) << e->actual_packet;
+  EXPECT_NE(e->expected_packet.find("script packet"), std::string::npos);
+  EXPECT_GT(e->packet_index, 0u);
+  EXPECT_EQ(t.reason.rfind("expect@scripted_test.cc:21", 0), 0u) << t.reason;
+}
+
+TEST(ScriptedTest, UnknownOpcodeGetsNoResponse) {
+  harness::Case c = Handshake("test.scripted.unknown-opcode");
+  c.clauses = {{"MROCE-HDR-009", harness::Level::kMust}};
+  c.script.push_back(Inject({{"ch.opcode", Exact(0x7f)}, {"ch.psn", Exact(0)}}, 30));
+  c.script.push_back(Expect({}, 2, 31, /*absent=*/true));  // no frame at all
+  auto t = RunCase(c, Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
+}
+
+TEST(ScriptedTest, FailedExpectationNamesFieldAndDumpsBothPackets) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "mroce_scripted_test").string();
+  std::filesystem::remove_all(dir);
+  harness::Case c = Handshake("test.scripted.fail");
+  c.script.push_back(Inject(Write(0), 40));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(5)}}, 1, 41));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 1, 42));  // never reached
+  auto t = RunCase(c, Options("reference", 7, dir));
+  EXPECT_EQ(t.verdict, harness::Verdict::kFail) << Explain(t);
+  const harness::CheckResult* e = Find(t, "expect@scripted_test.cc:41");
+  ASSERT_NE(e, nullptr) << Explain(t);
+  EXPECT_EQ(e->verdict, harness::Verdict::kFail);
+  EXPECT_EQ(e->where, "scripted_test.cc:41");
+  ASSERT_TRUE(e->mismatch.has_value());
+  EXPECT_EQ(e->mismatch->field, "ack.epsn");
+  EXPECT_EQ(e->mismatch->expected, "5 (0x5)");
+  EXPECT_EQ(e->mismatch->actual, "1 (0x1)");
+  EXPECT_NE(e->expected_packet.find("ack.epsn"), std::string::npos) << e->expected_packet;
+  EXPECT_NE(e->expected_packet.find("script packet"), std::string::npos);
+  EXPECT_NE(e->actual_packet.find("ack.epsn"), std::string::npos) << e->actual_packet;
+  EXPECT_EQ(e->pcap, "evidence/test.scripted.fail.pcap");
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / e->pcap));
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "evidence/test.scripted.fail.reference.pcap"));
+  // CONNECT_REQ (1), CONNECT_ACK (2), WRITE (3) at the DUT tap: the ACK is frame 4.
+  EXPECT_EQ(e->packet_index, 4u);
+  EXPECT_NE(e->reason.find("ack.epsn expected 5 (0x5), actual 1 (0x1)"), std::string::npos) << e->reason;
+  EXPECT_NE(e->reason.find("frame 4 of evidence/test.scripted.fail.pcap"), std::string::npos) << e->reason;
+  EXPECT_NE(e->actual_packet.find("host 0->1"), std::string::npos) << e->actual_packet;
+  const harness::CheckResult* later = Find(t, "expect@scripted_test.cc:42");
+  ASSERT_NE(later, nullptr);
+  EXPECT_EQ(later->verdict, harness::Verdict::kInconclusive);
+  std::filesystem::remove_all(dir);
+}
+
+harness::Case GapCase() {
+  // PSN 0 then PSN 2: the ACK for the gap has SACK bit 0 (PSN epsn + 1 = 2) set. The script does not
+  // pin ack.sack: the reference comparison judges it.
+  harness::Case c = Handshake("test.scripted.gap");
+  c.clauses = {{"MROCE-ACK-003", harness::Level::kMust}};
+  c.script.push_back(Inject(Write(0), 80));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}}, 1, 81));
+  c.script.push_back(Inject(Write(2), 82));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}, {"ack.trigger_psn", Exact(2)}}, 1, 83));
+  return c;
+}
+
+TEST(ScriptedTest, ReferenceComparisonCatchesUnpinnedField) {
+  auto ok = RunCase(GapCase(), Options("reference"));
+  EXPECT_EQ(ok.verdict, harness::Verdict::kPass) << Explain(ok);
+  auto t = RunCase(GapCase(), Options("reference:quirk=sack_off_by_one"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kFail) << Explain(t);
+  const harness::CheckResult* rm = Find(t, "reference-match");
+  ASSERT_NE(rm, nullptr);
+  EXPECT_EQ(rm->verdict, harness::Verdict::kFail) << Explain(t);
+  EXPECT_EQ(rm->where, "scripted_test.cc:83");
+  ASSERT_TRUE(rm->mismatch.has_value());
+  EXPECT_EQ(rm->mismatch->field, "ack.sack");
+  EXPECT_NE(rm->expected_packet.find("reference"), std::string::npos);
+  EXPECT_NE(rm->actual_packet.find("ack.sack"), std::string::npos);
+  // Every expect step itself passed: only the comparison fails.
+  EXPECT_EQ(Find(t, "expect@scripted_test.cc:83")->verdict, harness::Verdict::kPass);
+  // Freeing the field accepts the difference.
+  harness::Case freed = GapCase();
+  std::get<harness::ExpectStep>(freed.script.back()).free = {"ack."};
+  auto f = RunCase(freed, Options("reference:quirk=sack_off_by_one"));
+  EXPECT_EQ(f.verdict, harness::Verdict::kPass) << Explain(f);
+}
+
+TEST(ScriptedTest, InjectedFrameHonoursExplicitComputedFields) {
+  // A wrong ch.payload_len survives (and the frame is then malformed: no ACK).
+  harness::Case c = Handshake("test.scripted.bad-len");
+  harness::FieldPatterns bad = Write(0);
+  bad.push_back({"ch.payload_len", Exact(3)});
+  c.script.push_back(Inject(bad, 50));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 2, 51, true));
+  auto o = Options("reference");
+  ScriptRun r = SimulateScript(c, o, o.make_dut);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const FrameRecord* injected = nullptr;
+  for (const FrameRecord& f : r.rec.trace.frames) {
+    if (f.event == FrameRecord::Event::kTx && f.src_host == 1) injected = &f;
+  }
+  ASSERT_NE(injected, nullptr);
+  // UDP payload starts at 14 + 20 + 8; payload_len is CH bytes 10..11.
+  ASSERT_GT(injected->bytes.size(), 54u);
+  EXPECT_EQ(injected->bytes[42 + 10], 0);
+  EXPECT_EQ(injected->bytes[42 + 11], 3);
+  EXPECT_EQ(r.steps.back().state, ScriptStepOutcome::State::kPassed) << r.steps.back().reason;
+}
+
+TEST(ScriptedTest, UnroutableInjectIsAnError) {
+  harness::Case c = Handshake("test.scripted.unroutable");
+  c.script.push_back(Inject({{"ch.opcode", Exact(0x01)}, {"ip4.dst", Bytes({192, 0, 2, 1})}}, 65));
+  auto t = RunCase(c, Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kError) << Explain(t);
+  EXPECT_NE(t.reason.find("scripted_test.cc:65"), std::string::npos) << t.reason;
+}
+
+TEST(ScriptedTest, UnboundVariableInInjectIsAnError) {
+  harness::Case c = Handshake("test.scripted.unbound");
+  c.script.push_back(Inject({{"ch.opcode", Exact(0x01)}, {"meh.va", Var("nope")}}, 60));
+  auto t = RunCase(c, Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kError) << Explain(t);
+  EXPECT_NE(t.reason.find("scripted_test.cc:60"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("$nope"), std::string::npos) << t.reason;
+}
+
+TEST(ScriptedTest, ScapyInjection) {
+#ifndef MROCE_HAVE_SCAPY_EVAL
+  GTEST_SKIP() << "built without mroce_session_scapy (needs Python3 Development.Embed and pybind11)";
+#else
+  InstallEmbeddedScapy();
+  auto probe = EvalScapyExpression("bytes(Raw(b'x'))", {});
+  if (!probe.ok()) GTEST_SKIP() << "embedded Scapy unavailable: " << probe.error().message;
+  harness::Case c = Handshake("test.scripted.scapy");
+  harness::InjectStep s;
+  s.where = Here(70);
+  s.scapy =
+      "ipv4_frame(MetaRoCE(opcode='WRITE', dst_conn_id=dut_conn, psn=0, flags='AR+FIRST+LAST')"
+      " / MetaMEH(va=dut_va, rkey=dut_rkey, msg_len=4) / Raw(b'\\x01\\x02\\x03\\x04'),"
+      " src=peer_ip, dst=dut_ip, smac=peer_mac, dmac=dut_mac, sport=sport)";
+  c.script.push_back(s);
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}}, 1, 71));
+  auto t = RunCase(c, Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
+
+  // A Python error is an ERROR naming the step and the exception.
+  harness::Case bad = Handshake("test.scripted.scapy-bad");
+  s.scapy = "no_such_function()";
+  bad.script.push_back(s);
+  auto tb = RunCase(bad, Options("reference"));
+  EXPECT_EQ(tb.verdict, harness::Verdict::kError) << Explain(tb);
+  EXPECT_NE(tb.reason.find("no_such_function"), std::string::npos) << tb.reason;
+#endif
+}
+
+}  // namespace
+}  // namespace mroce::session
