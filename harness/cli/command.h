@@ -28,5 +28,6 @@ std::unique_ptr<Command> MakeDiffCommand();
 std::unique_ptr<Command> MakeMergeCommand();
 std::unique_ptr<Command> MakeValidateCommand();
 std::unique_ptr<Command> MakeDecodeCommand();
+std::unique_ptr<Command> MakeRunCommand();
 
 }  // namespace mroce::cli

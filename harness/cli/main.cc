@@ -8,11 +8,15 @@
 
 #include "command.h"
 #include "mroce/harness/expectations.h"
+#ifdef MROCE_HAVE_SCAPY
+#include "mroce/session/scapy_eval.h"
+#endif
 
 namespace {
 
 // Subcommands in the order `--help` lists them.
 const mroce::cli::CommandInfo kCommands[] = {
+    {"run", "Run the suite against a DUT in the simulated fabric and write a report", mroce::cli::MakeRunCommand},
     {"list", "List the cases of a suite", mroce::cli::MakeListCommand},
     {"validate", "Check case files (schema, clause ids, duplicate ids)", mroce::cli::MakeValidateCommand},
     {"report", "Re-render junit.xml and report.html of a run directory from its report.json",
@@ -44,6 +48,9 @@ int main(int argc, char** argv) {
       return mroce::harness::kExitUsage;
     }
   }
+#ifdef MROCE_HAVE_SCAPY
+  mroce::session::InstallEmbeddedScapy();  // scripted `scapy:` steps; the interpreter starts on first use
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

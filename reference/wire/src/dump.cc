@@ -1,3 +1,4 @@
+#include <algorithm>
 // Frame <-> FieldMap conversion, human-readable dumps and hex helpers.
 #include "mroce/wire/dump.h"
 
@@ -274,8 +275,11 @@ std::string DumpFieldMap(const FieldMap& m) {
   for (const auto& e : m) {
     std::string line = Format("  %-20s = ", e.name.c_str());
     if (const Bytes* b = std::get_if<Bytes>(&e.value); b != nullptr && b->size() > 32) {
+      // Long payloads: the first 64 bytes are enough to recognise a pattern in a failure report.
+      constexpr size_t kShown = 64;
       line += Format("[%zu bytes]", b->size());
-      out += line + "\n" + HexDump(*b);
+      out += line + "\n" + HexDump(std::span<const uint8_t>(*b).first(std::min(b->size(), kShown)));
+      if (b->size() > kShown) out += Format("      ... %zu more bytes\n", b->size() - kShown);
       continue;
     }
     line += FormatFieldValue(e.value);
