@@ -193,7 +193,17 @@ void Connection::Emit(wire::MetaPacket pkt, uint8_t path_for_entropy, uint8_t pl
   if (ctx_.sink != nullptr) ctx_.sink->Send(bytes, plane);
 }
 
-void Connection::EmitCm(Opcode op, const wire::ConnMgmtHeader& cmh, ConnId dst) {
+void Connection::EmitCm(Opcode op, const wire::ConnMgmtHeader& given, ConnId dst) {
+  wire::ConnMgmtHeader cmh = given;
+  if (op == Opcode::kDisconnect || op == Opcode::kDisconnectAck) {
+    // MROCE-HDR-015: teardown packets carry no negotiation fields (the codec's defaults are 1/1).
+    cmh.ver_min = cmh.ver_max = 0;
+    cmh.num_paths = 0;
+    cmh.mtu = 0;
+    cmh.max_streams = 0;
+    cmh.num_planes = 0;
+    cmh.max_rate = 0;
+  }
   wire::MetaPacket pkt;
   pkt.ch.ver = 1;  // MROCE-VER-001
   pkt.ch.opcode = op;

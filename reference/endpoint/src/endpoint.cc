@@ -231,6 +231,7 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
   wire::ParseOptions opts;
   opts.meta_port = ctx_.config.udp_port;
   opts.verify_crc = false;  // checked above
+  opts.verify_udp_checksum = true;  // MROCE-ENC-006: a non-zero checksum that does not verify is dropped
   auto frame = wire::ParseFrame(bytes, opts);
   if (!frame.ok() || frame->meta() == nullptr) {
     ec.Add(EndpointCounter::kMalformedRx);  // MROCE-ENC-001/002, MROCE-HDR-009 sizes
@@ -444,13 +445,14 @@ void Endpoint::OnConnMgmt(const wire::Frame& frame, const wire::MetaPacket& pkt,
 }
 
 TimeNs Endpoint::NextDeadline() const {
-  TimeNs d = kNever;
+  TimeNs d = ctx_.rate_hints.NextExpiry();
   for (const auto& [id, c] : conns_) d = std::min(d, c->NextDeadline());
   return d;
 }
 
 void Endpoint::OnTimer(TimeNs now) {
   last_now_ = std::max(last_now_, now);
+  ctx_.rate_hints.Expire(now);  // MROCE-HINT-002 / MROCE-LIM-007
   for (auto& [id, cp] : conns_) {
     Connection& c = *cp;
     if (c.cm_deadline_ <= now) {

@@ -20,6 +20,12 @@ size_t RateHintAllocator::ActiveSenders(TimeNs now) {
   return n;
 }
 
+TimeNs RateHintAllocator::NextExpiry() const {
+  TimeNs d = kNever;
+  for (const auto& [conn, at] : last_seen_) d = std::min(d, at + window_);
+  return d;
+}
+
 size_t RateHintAllocator::CountActive(TimeNs now) const {
   size_t n = 0;
   for (const auto& [conn, at] : last_seen_) n += now - at < window_;

@@ -173,9 +173,16 @@ Receiver::Outcome Receiver::Place(const wire::MetaPacket& pkt, TimeNs now) {
     const bool skip = c_.Quirk(Quirk::kSkipRkeyBoundsCheck);
     auto r = c_.ctx_.mrs.Resolve(meh.rkey, meh.va, meh.msg_len, need, skip);
     if (!r.ok()) return Fatal(pkt, wire::NackCode::kRemoteAccess, now);
-    if (skip) r = c_.ctx_.mrs.Resolve(meh.rkey, meh.va + meh.msg_offset, len, need, true);
-    else r = r.value() + meh.msg_offset;
-    dst = r.value();
+    if (skip) {
+      // The quirk accepts a range outside the region (no NACK, the packet is acked as placed), but
+      // the reference never writes or reads outside the memory it was given: such bytes are dropped.
+      auto in = op == Opcode::kReadReq ? c_.ctx_.mrs.Resolve(meh.rkey, meh.va, meh.msg_len, need, false)
+                                       : c_.ctx_.mrs.Resolve(meh.rkey, meh.va + meh.msg_offset, len, need, false);
+      dst = in.ok() ? in.value() : nullptr;
+      if (dst == nullptr && op == Opcode::kReadReq) return Outcome::kRecord;  // nothing readable to answer with
+    } else {
+      dst = r.value() + meh.msg_offset;
+    }
   }
   const PostedRecv* recv = consumes_recv ? s.FindRecv(meh.recv_seq) : nullptr;
   if (consumes_recv && recv == nullptr) {
@@ -235,7 +242,7 @@ Receiver::Outcome Receiver::Place(const wire::MetaPacket& pkt, TimeNs now) {
     if (v == RangeVerdict::kTooFragmented) return Outcome::kDropped;  // the sender retransmits
     if (v == RangeVerdict::kDuplicate) c_.counters_.Add(ConnCounter::kDupSegmentRx);  // MROCE-DUP-005
     // MROCE-PLACE-002 / MROCE-PLACE-004: placed on arrival, nothing outside its own range.
-    if (v == RangeVerdict::kNew && len > 0) std::memcpy(dst, pkt.payload.data(), len);
+    if (v == RangeVerdict::kNew && len > 0 && dst != nullptr) std::memcpy(dst, pkt.payload.data(), len);
   }
   if (pkt.ch.Has(wire::kFlagImm)) {
     m.has_imm = true;

@@ -47,7 +47,7 @@ struct Path {
   [[nodiscard]] PathState state() const { return machine.state(); }
   // Bytes of protocol state: fixed part + per outstanding PSN (table 15.3).
   [[nodiscard]] size_t StateBytes() const {
-    return sizeof(Path) - sizeof(SackScoreboard) + board.StateBytes() + (lost.capacity() + released.capacity()) * sizeof(Psn);
+    return sizeof(Path) - sizeof(SackScoreboard) + board.StateBytes() + (lost.size() + released.size()) * sizeof(Psn);
   }
 };
 

@@ -27,6 +27,11 @@ class RateHintAllocator {
   // The same count without expiring anything (telemetry must not change state, MROCE-TEL-003).
   [[nodiscard]] size_t CountActive(TimeNs now) const;
 
+  // When the next connection stops counting (kNever when none counts): the endpoint's timer expires
+  // it then, so an idle receiver holds no activity records (MROCE-LIM-007).
+  [[nodiscard]] TimeNs NextExpiry() const;
+  void Expire(TimeNs now) { (void)ActiveSenders(now); }
+
   [[nodiscard]] size_t StateBytes() const { return last_seen_.size() * (sizeof(ConnId) + sizeof(TimeNs) + 32); }
 
  private:
