@@ -233,7 +233,8 @@ class RunCommand : public Command {
         out << "\n" << harness::FormatTestResult(t);
       }
     }
-    out << "\n" << run.dut.identity << ": " << (sum.conformant ? "CONFORMANT" : "NOT CONFORMANT") << "  MUST "
+    out << "\n" << run.dut.identity << ": " << (sum.conformant ? "CONFORMANT" : sum.must_total == 0 ? "NO CONFORMANCE VERDICT (no MUST case ran)" : "NOT CONFORMANT")
+        << "  MUST "
         << sum.must_pass << "/" << sum.must_total << "  |";
     for (const auto v : harness::kAllVerdicts) out << " " << harness::ToString(v) << " " << sum.counts.at(v);
     if (sum.expected) out << " | expected " << sum.expected;

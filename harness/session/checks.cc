@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "mroce/wire/frame.h"
+
 namespace mroce::session {
 namespace {
 
@@ -444,6 +446,115 @@ CheckResult StateBounded(const Ctx& x) {
                   static_cast<uint64_t>(max_bytes), peak);
 }
 
+// --- hint-share -----------------------------------------------------------------------------------
+// MROCE-HINT-001/002: every ACK the DUT sends carries rate_hint = max(1, floor(C * U / N)), N the
+// connections whose data reached the DUT in the last 100 us. U is configurable (0.50..1.00), so the
+// check bounds the hint by C * max_utilisation / N_seen, where N_seen counts arrivals of the last
+// 99 us at the DUT's tap (one microsecond of slack keeps a conforming DUT on the safe side). A receiver
+// using the MAY of MROCE-HINT-003 (max-min) can exceed it when demands differ: use equal demands.
+CheckResult HintShare(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const double umax = Param(x, "max_utilisation", 1.0);
+  const int64_t active_ns = static_cast<int64_t>(Param(x, "active_us", 99) * 1000);
+  const double cap_mbps = static_cast<double>(x.rec.link_rate_bps) / 1e6 * std::max(1, x.c.topology.planes);
+  std::map<std::pair<int, uint32_t>, int64_t> last_data;  // (peer host, DUT conn id) -> last arrival
+  uint64_t judged = 0;
+  size_t max_seen = 0;
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (!f.meta) continue;
+    if (r.event == FrameRecord::Event::kRx && r.to_dut() && f.data && !r.corrupted) {
+      last_data[{r.src_host, f.conn}] = r.time_ns;
+      continue;
+    }
+    if (r.event != FrameRecord::Event::kTx || !r.from_dut() || !f.ack) continue;
+    size_t n = 0;
+    for (const auto& [key, t] : last_data) n += t >= r.time_ns - active_ns ? 1 : 0;
+    max_seen = std::max(max_seen, n);
+    const uint64_t allowed =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(cap_mbps * umax / static_cast<double>(std::max<size_t>(n, 1)))));
+    ++judged;
+    const bool reserved = f.rate_hint == 0 || f.rate_hint == 0xFFFFFFFFu;
+    if (!reserved && f.rate_hint <= allowed) continue;
+    std::ostringstream why;
+    if (reserved) {
+      why << "the DUT sent an ACK with rate_hint " << f.rate_hint << ", a value a receiver MUST NOT send";
+    } else {
+      why << "the DUT advertised " << f.rate_hint << " Mb/s while " << n << " connection(s) were sending to it: at most "
+          << "C x U / N = " << static_cast<uint64_t>(cap_mbps) << " x " << umax << " / " << std::max<size_t>(n, 1) << " = "
+          << allowed << " Mb/s";
+    }
+    CheckResult res = Mismatch(x, Verdict::kFail, why.str(), "ack.rate_hint", reserved ? 1 : allowed, f.rate_hint);
+    AttachActual(res, r, x.trace.meta_port);
+    // The expected ACK: the same frame with the largest hint the clause allows.
+    if (auto fr = Trace::Decode(r, x.trace.meta_port); fr.ok() && fr->meta() != nullptr && fr->meta()->ack() != nullptr) {
+      wire::Frame want = *fr;
+      want.meta()->ack()->rate_hint = static_cast<uint32_t>(std::min<uint64_t>(allowed, 0xFFFFFFFEu));
+      FrameRecord e = r;
+      e.bytes = wire::SerializeFrame(want);
+      AttachExpected(res, e, x.trace.meta_port);
+    }
+    return res;
+  }
+  if (judged == 0) return With(x, Verdict::kInconclusive, "the DUT sent no MetaRoCE ACK");
+  if (max_seen < 2) return With(x, Verdict::kInconclusive, "never more than one connection was sending to the DUT");
+  return Pass(x);
+}
+
+// --- completion-latency ---------------------------------------------------------------------------
+// MROCE-CMPL-005: a completion within 1 us of the event that makes it deliverable. Such an event is
+// always a frame arriving at the DUT (the last ACK, the last data byte, or the frame that completed
+// the preceding message), so the latency is bounded below by completion time minus the latest
+// arrival at the DUT before it: the check never blames a conforming DUT.
+CheckResult CompletionLatency(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const int64_t max_ns = static_cast<int64_t>(Param(x, "max_ns", 1000));
+  std::vector<int64_t> arrivals;
+  for (const FrameRecord& r : x.trace.frames) {
+    if (r.event == FrameRecord::Event::kRx && r.to_dut()) arrivals.push_back(r.time_ns);
+  }
+  uint64_t judged = 0;
+  int64_t worst = -1;
+  const ControlRecord* worst_c = nullptr;
+  for (const ControlRecord& c : x.trace.control) {
+    if (c.kind != ControlRecord::Kind::kCompletion || c.host != kDutHost || c.status != dut::OpStatus::kSuccess) continue;
+    auto it = std::upper_bound(arrivals.begin(), arrivals.end(), c.time_ns);
+    if (it == arrivals.begin()) continue;  // nothing arrived before it: not judged
+    ++judged;
+    const int64_t lat = c.time_ns - *(it - 1);
+    if (lat > worst) {
+      worst = lat;
+      worst_c = &c;
+    }
+  }
+  if (judged == 0) return With(x, Verdict::kInconclusive, "the DUT delivered no successful completion to judge");
+  if (worst <= max_ns) return Pass(x);
+  std::ostringstream why;
+  why << "work request " << (worst_c->wr_id & 0xFFFFFFFFull) << " completed at t=" << worst_c->time_ns << " ns, at least "
+      << worst << " ns after the last frame that reached the DUT (at most " << max_ns << " ns)";
+  return Mismatch(x, Verdict::kFail, why.str(), "completion latency ns", static_cast<uint64_t>(max_ns), static_cast<uint64_t>(worst));
+}
+
+// --- state-released -------------------------------------------------------------------------------
+// MROCE-LIM-007: 1 ms after the workload, state_bytes is back to its value before the workload.
+CheckResult StateReleased(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const double slack = Param(x, "slack_bytes", 0);
+  if (!x.rec.state_before) return With(x, Verdict::kSkip, "the DUT does not report its state size");
+  if (!x.rec.all_completed) return With(x, Verdict::kInconclusive, "the workload did not complete");
+  if (!x.rec.state_after || x.rec.state_after_delay_ns < 1'000'000) {
+    return With(x, Verdict::kInconclusive,
+                "traffic never stopped for the 1 ms the clause allows before the quiesce ended; lengthen timeouts.quiesce");
+  }
+  const uint64_t before = *x.rec.state_before, after = *x.rec.state_after;
+  if (static_cast<double>(after) <= static_cast<double>(before) + slack) return Pass(x);
+  return Mismatch(x, Verdict::kFail,
+                  "1 ms after the workload the DUT still holds " + std::to_string(after - before) +
+                      " bytes more protocol state than before it",
+                  "state bytes", before, after);
+}
+
 using CheckFn = CheckResult (*)(const Ctx&);
 struct Entry {
   CheckInfo info;
@@ -468,6 +579,15 @@ const std::vector<Entry>& Registry() {
       {{"fair-share", "incast senders each get their fair share within k RTTs",
         {"within_rtts", "tolerance", "bin_rtts"}},
        FairShare},
+      {{"hint-share", "every ACK of the DUT carries a rate hint no larger than its capacity over the active senders",
+        {"max_utilisation", "active_us"}},
+       HintShare},
+      {{"completion-latency", "every successful DUT completion follows the frame that allowed it within max_ns",
+        {"max_ns"}},
+       CompletionLatency},
+      {{"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
+        {"slack_bytes"}},
+       StateReleased},
       {{"counter", "a DUT telemetry counter within bounds", {"name", "eq", "min", "max"}}, Counter},
       {{"state-bounded", "the DUT's protocol state never exceeds max_bytes", {"max_bytes"}}, StateBounded},
   };

@@ -266,13 +266,12 @@ bool ScriptRunner::Setup() {
       run_.error = "cannot write evidence: " + tap_->status().message;
       return false;
     }
-    fabric_->AddObserver(tap_.get());
   }
 
   for (size_t i = 0; i < case_.impairments.size(); ++i) {
     const harness::ImpairmentSpec& is = case_.impairments[i];
     std::vector<int> planes;
-    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_unsigned()) {
+    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_integer() && is.match.at("plane").get<int64_t>() >= 0) {
       const int p = is.match.at("plane").get<int>();
       if (p >= fc.num_planes) {
         run_.error = is.where.ToString() + ": impairment '" + is.kind + "' matches plane " + std::to_string(p) +
@@ -318,7 +317,8 @@ bool ScriptRunner::Setup() {
   hc.num_planes = static_cast<uint8_t>(fc.num_planes);
   hc.mtu = static_cast<uint16_t>(std::clamp<int64_t>(t.mtu_bytes, 256, 9000));
   hc.max_streams = 16;
-  hc.link_capacity_mbps = static_cast<uint64_t>(t.link_rate_bps / 1'000'000);
+  // C of spec 10.3: the sum of the line rates of the host's attachments (one port per plane).
+  hc.link_capacity_mbps = static_cast<uint64_t>(t.link_rate_bps / 1'000'000) * fc.num_planes;
   hc.seed = Mix(opt_.seed * 1000003ull + static_cast<uint64_t>(kDutHost));
   port_ = std::make_unique<DutPort>(&sim_, fabric_.get(), kDutHost, dut_.get());
   auto st = port_->Call([&](dut::Dut& dd) { return dd.Start(hc, port_.get()); });
@@ -855,10 +855,13 @@ harness::TestResult RunScripted(const harness::Case& c, const SessionOptions& op
         cr.reason.clear();
         if (o.matched_frame >= 0) cr.packet_index = dut.rec.trace.frames[static_cast<size_t>(o.matched_frame)].frame_no;
         break;
-      case ScriptStepOutcome::State::kFailed:
+      case ScriptStepOutcome::State::kFailed: {
         cr.verdict = harness::Verdict::kFail;
-        cr.reason = o.reason;
+        // The check's name already says where; do not repeat it at the front of the reason.
+        const std::string prefix = cr.where + ": ";
+        cr.reason = o.reason.rfind(prefix, 0) == 0 ? o.reason.substr(prefix.size()) : o.reason;
         break;
+      }
       case ScriptStepOutcome::State::kError:
         cr.verdict = harness::Verdict::kError;
         cr.reason = o.reason;

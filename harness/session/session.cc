@@ -165,14 +165,14 @@ bool Runner::Setup() {
       rec_.setup_error = "cannot write evidence: " + tap_->status().message;
       return false;
     }
-    fabric_->AddObserver(tap_.get());
   }
 
   // Impairments: one stage per plane unless the spec pins a plane (stages keep per-pipeline state).
   for (size_t i = 0; i < case_.impairments.size(); ++i) {
     const harness::ImpairmentSpec& is = case_.impairments[i];
     std::vector<int> planes;
-    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_unsigned()) {
+    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_integer() &&
+        is.match.at("plane").get<int64_t>() >= 0) {
       const int p = is.match.at("plane").get<int>();
       if (p >= fc.num_planes) {
         rec_.setup_error = is.where.ToString() + ": impairment '" + is.kind + "' matches plane " + std::to_string(p) +
@@ -230,7 +230,8 @@ bool Runner::Setup() {
     hc.num_planes = static_cast<uint8_t>(fc.num_planes);
     hc.mtu = static_cast<uint16_t>(std::clamp<int64_t>(t.mtu_bytes, 256, 9000));
     hc.max_streams = static_cast<uint16_t>(std::clamp(w.streams, 16, 1024));
-    hc.link_capacity_mbps = static_cast<uint64_t>(t.link_rate_bps / 1'000'000);
+    // C of spec 10.3: the sum of the line rates of the host's attachments (one port per plane).
+    hc.link_capacity_mbps = static_cast<uint64_t>(t.link_rate_bps / 1'000'000) * fc.num_planes;
     hc.seed = Mix(opt_.seed * 1000003ull + static_cast<uint64_t>(h));
     ports_.push_back(std::make_unique<DutPort>(&sim_, fabric_.get(), h, devs_[static_cast<size_t>(h)].get()));
     auto st = Port(h).Call([&](dut::Dut& d) { return d.Start(hc, ports_.back().get()); });
@@ -432,6 +433,8 @@ void Runner::PlanAndPost() {
       return;
     }
   }
+  // MROCE-LIM-007 baseline: connected, memory registered, no work request posted yet.
+  rec_.state_before = devs_[0]->StateBytes();
   // Receives for SENDs, in stream order, before anything is sent.
   for (const PlannedMessage& m : rec_.messages) {
     if (m.op != dut::OpKind::kSend) continue;
@@ -552,13 +555,31 @@ RunRecord Runner::Run() {
   if (!rec_.all_completed) rec_.workload_end_ns = sim_.Now().nanos();
   sampling_ = false;
   // Quiesce: late duplicates, double completions and stray frames still count.
-  const int64_t quiesce = case_.timeouts.quiesce.ToNanoseconds(rtt);
-  sim_.RunUntil(
-      [&] {
-        Poll();
-        return false;
-      },
-      sim_.Now() + sim::Duration::Nanos(std::max<int64_t>(quiesce, 0)));
+  const int64_t quiesce = std::max<int64_t>(case_.timeouts.quiesce.ToNanoseconds(rtt), 0);
+  const Time quiet_end = sim_.Now() + sim::Duration::Nanos(quiesce);
+  auto idle = [&] {
+    Poll();
+    return false;
+  };
+  // MROCE-LIM-007: the DUT's state is sampled 1 ms after traffic stopped (the workload ended and
+  // no frame moved since), if the quiesce lasts that long; late frames push the sample back.
+  constexpr int64_t kSettleNs = 1'000'000;
+  auto last_traffic = [&] {
+    const int64_t f = rec_.trace.frames.empty() ? 0 : rec_.trace.frames.back().time_ns;
+    return std::max<int64_t>(f, rec_.workload_end_ns);
+  };
+  while (true) {
+    const int64_t quiet_since = last_traffic();
+    const Time settle = Time::FromNanos(quiet_since + kSettleNs);
+    if (settle > quiet_end) break;
+    const size_t frames = rec_.trace.frames.size();
+    sim_.RunUntil([&] { return idle() || rec_.trace.frames.size() != frames; }, settle);
+    if (rec_.trace.frames.size() != frames) continue;  // traffic again: wait for the next quiet 1 ms
+    rec_.state_after = devs_[0]->StateBytes();
+    rec_.state_after_delay_ns = kSettleNs;
+    break;
+  }
+  sim_.RunUntil(idle, quiet_end);
   Poll();
   for (int h = 0; h < rec_.num_hosts; ++h) {
     TelemetrySample s;
@@ -569,6 +590,13 @@ RunRecord Runner::Run() {
     rec_.trace.telemetry.push_back(std::move(s));
   }
   VerifyData();
+  rec_.fabric.sim_events = sim_.events_run();
+  rec_.fabric.downlinks.resize(static_cast<size_t>(rec_.num_hosts));
+  for (int h = 0; h < rec_.num_hosts; ++h) {
+    for (int p = 0; p < fabric_->config().num_planes; ++p) {
+      rec_.fabric.downlinks[static_cast<size_t>(h)].push_back(fabric_->GetPortStats(fabric_->LeafDownlinkPort(h, p)));
+    }
+  }
   for (int p = 0; p < fabric_->config().num_planes; ++p) {
     for (const auto& st : fabric_->PlaneIngress(p).Stats()) rec_.trace.stage_stats.push_back(st.ToString());
   }

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "mroce/pcap/pcap.h"
+
 #include "mroce/dut/dut_spec.h"
 #include "mroce/session/checks.h"
 
@@ -121,6 +126,27 @@ TEST(SessionTest, PeerToDutDirectionAndIncast) {
   EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
 }
 
+TEST(SessionTest, ConstantRateHintQuirkFailsHintShare) {
+  harness::Case c = BaseCase();
+  c.workload.direction = harness::Direction::kPeerToDut;
+  c.workload.senders = 4;
+  c.workload.ops = {{harness::OpKind::kWrite, 128 * 1024, 4, std::nullopt}};
+  c.checks.clear();
+  harness::CheckSpec s;
+  s.name = "hint-share";
+  c.checks.push_back(s);
+  auto good = RunCase(c, Options("reference", 2));
+  EXPECT_EQ(good.verdict, harness::Verdict::kPass) << Explain(good);
+  auto bad = RunCase(c, Options("reference:quirk=constant_rate_hint", 2));
+  ASSERT_EQ(bad.verdict, harness::Verdict::kFail) << Explain(bad);
+  ASSERT_EQ(bad.checks.size(), 1u);
+  const auto& r = bad.checks[0];
+  ASSERT_TRUE(r.mismatch.has_value());
+  EXPECT_NE(r.actual_packet.find("ack.rate_hint"), std::string::npos) << r.actual_packet;
+  EXPECT_NE(r.expected_packet.find("ack.rate_hint"), std::string::npos) << "the expected ACK is shown too";
+  EXPECT_NE(r.actual_packet, r.expected_packet);
+}
+
 TEST(SessionTest, BadImpairmentIsAnErrorNamingTheKey) {
   harness::Case c = BaseCase();
   harness::ImpairmentSpec bad;
@@ -139,6 +165,32 @@ TEST(SessionTest, MissingCapabilityIsASkip) {
   c.requires_caps = {"teleportation"};
   auto t = RunCase(c, Options("reference", 1));
   EXPECT_EQ(t.verdict, harness::Verdict::kSkip);
+}
+
+TEST(SessionTest, EvidenceHasOneRecordPerDutEvent) {
+  harness::Case c = BaseCase();
+  AddLoss(c, 0.02);
+  const auto dir = std::filesystem::temp_directory_path() / "mroce_session_evidence_test";
+  std::filesystem::remove_all(dir);
+  SessionOptions o = Options("reference", 4);
+  o.run_dir = dir.string();
+  RunRecord r = Simulate(c, o);
+  ASSERT_TRUE(r.setup_error.empty()) << r.setup_error;
+  size_t tx_rx = 0;
+  for (const auto& f : r.trace.frames) tx_rx += f.frame_no != 0 ? 1 : 0;
+  std::vector<pcap::Record> recs;
+  pcap::Status st;
+  ASSERT_TRUE(pcap::ReadAll((dir / "evidence" / (c.id + ".pcap")).string(), &recs, &st)) << st.message;
+  std::ifstream in(dir / "evidence" / (c.id + ".trace.jsonl"));
+  size_t lines = 0, drops = 0;
+  for (std::string l; std::getline(in, l);) {
+    ++lines;
+    drops += l.find("\"event\":\"drop\"") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(drops, 0u);
+  EXPECT_EQ(recs.size(), lines - drops) << "the pcap holds every delivered or sent DUT frame once";
+  EXPECT_EQ(recs.size(), tx_rx);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

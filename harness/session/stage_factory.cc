@@ -63,7 +63,7 @@ Result<int64_t> DurationKey(const StageSpec& s, const json& obj, const char* key
 }
 
 Result<uint8_t> OpcodeValue(const json& v) {
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= 255) return static_cast<uint8_t>(v.get<uint64_t>());
+  if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 255) return static_cast<uint8_t>(v.get<int64_t>());
   if (v.is_string()) {
     const std::string name = v.get<std::string>();
     for (int op = 0; op < 256; ++op) {
@@ -77,14 +77,19 @@ Result<uint8_t> OpcodeValue(const json& v) {
 Result<Match> ParseMatch(const StageSpec& s) {
   Match m;
   const json& j = s.match;
-  if (auto st = CheckKeys(s, j, "match", {"direction", "plane", "path", "sport", "opcode", "stream", "psn", "rtx"}); !st.ok()) {
+  if (auto st = CheckKeys(s, j, "match", {"direction", "plane", "path", "path_id", "sport", "opcode", "stream",
+                                           "stream_id", "psn", "rtx", "metaroce_only"});
+      !st.ok()) {
     return st.error();
   }
   if (j.is_null()) return m;
+  if (j.contains("path") && j.contains("path_id")) return Bad(s, "match.path_id", "give path or path_id, not both");
+  if (j.contains("stream") && j.contains("stream_id")) return Bad(s, "match.stream_id", "give stream or stream_id, not both");
   auto uint_key = [&](const char* key, uint64_t max) -> Result<std::optional<uint64_t>> {
     if (!j.contains(key)) return std::optional<uint64_t>{};
     const json& v = j.at(key);
-    if (!v.is_number_unsigned() || v.get<uint64_t>() > max) {
+    // YAML integers arrive signed: accept any non-negative integer.
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<uint64_t>() > max) {
       return Bad(s, std::string("match.") + key, "must be an integer in [0, " + std::to_string(max) + "], got " + v.dump());
     }
     return std::optional<uint64_t>(v.get<uint64_t>());
@@ -99,13 +104,13 @@ Result<Match> ParseMatch(const StageSpec& s) {
   auto plane = uint_key("plane", 7);
   if (!plane.ok()) return plane.error();
   if (plane.value().has_value()) m.plane = static_cast<uint8_t>(*plane.value());
-  auto path = uint_key("path", 255);
+  auto path = uint_key(j.contains("path_id") ? "path_id" : "path", 255);
   if (!path.ok()) return path.error();
   if (path.value().has_value()) m.path_id = static_cast<uint8_t>(*path.value());
   auto sport = uint_key("sport", 65535);
   if (!sport.ok()) return sport.error();
   if (sport.value().has_value()) m.sport = static_cast<uint16_t>(*sport.value());
-  auto stream = uint_key("stream", 65535);
+  auto stream = uint_key(j.contains("stream_id") ? "stream_id" : "stream", 65535);
   if (!stream.ok()) return stream.error();
   if (stream.value().has_value()) m.stream_id = static_cast<uint16_t>(*stream.value());
   auto psn = uint_key("psn", 0xFFFFFFFFull);
@@ -115,6 +120,10 @@ Result<Match> ParseMatch(const StageSpec& s) {
     auto op = OpcodeValue(j.at("opcode"));
     if (!op.ok()) return Bad(s, "match.opcode", op.error().message);
     m.opcode = op.value();
+  }
+  if (j.contains("metaroce_only")) {
+    if (!j.at("metaroce_only").is_boolean()) return Bad(s, "match.metaroce_only", "must be true or false");
+    m.metaroce_only = j.at("metaroce_only").get<bool>();
   }
   if (j.contains("rtx")) {
     if (!j.at("rtx").is_boolean()) return Bad(s, "match.rtx", "must be true or false");

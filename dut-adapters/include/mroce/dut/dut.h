@@ -55,7 +55,7 @@ struct HostConfig {
   uint8_t num_planes = 1;
   uint16_t mtu = 4096;
   uint16_t max_streams = 16;
-  uint64_t link_capacity_mbps = 100000;
+  uint64_t link_capacity_mbps = 100000;  // Receive and send capacity: the sum of the line rates of all planes (spec 10.3 C)
   uint64_t seed = 1;
 };
 

@@ -17,6 +17,7 @@
 #include "mroce/dut/dut.h"
 #include "mroce/harness/case.h"
 #include "mroce/harness/results.h"
+#include "mroce/impairment/fabric.h"
 #include "mroce/session/trace.h"
 
 namespace mroce::session {
@@ -64,6 +65,14 @@ struct DataCheck {
   std::string error;         // Memory could not be read back.
 };
 
+// Fabric and simulator counters at the end of a run (after quiesce), for benchmarks.
+struct FabricStats {
+  uint64_t sim_events = 0;  // Simulator events run over the whole case, setup included.
+  // Each host's leaf->host downlink (the port an incast fills), [host][plane]; max_queue_bytes is
+  // the peak backlog in bytes.
+  std::vector<std::vector<impairment::PortStats>> downlinks;
+};
+
 // Everything a run produced; checks read only this.
 struct RunRecord {
   Trace trace;
@@ -81,6 +90,13 @@ struct RunRecord {
   std::string pcap;               // Run-relative path of the DUT-side pcap ("" when not written).
   std::string setup_error;        // Non-empty: the harness could not set the case up (ERROR).
   std::string dut_error;          // Non-empty: the DUT refused a control call (judged by checks).
+  FabricStats fabric;             // Filled when the run got past setup.
+  // DUT protocol state (Dut::StateBytes) once connected and before any operation was posted, and
+  // again 1 ms (state_after_delay_ns) after traffic stopped: the workload ended and no frame moved.
+  // state_after is empty when the quiesce ended before such a quiet millisecond.
+  std::optional<uint64_t> state_before;
+  std::optional<uint64_t> state_after;
+  int64_t state_after_delay_ns = 0;
 };
 
 // Runs the case and returns its result (verdict from its checks, evidence paths, reproduce command).

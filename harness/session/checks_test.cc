@@ -1,0 +1,106 @@
+// Checks judged on hand-made run records (each check is a pure function of the record).
+#include "mroce/session/checks.h"
+
+#include <gtest/gtest.h>
+
+namespace mroce::session {
+namespace {
+
+harness::Case OneCheck(const std::string& name, nlohmann::json params = nlohmann::json::object()) {
+  harness::Case c;
+  c.id = "test.checks";
+  c.clauses = {{"MROCE-LIM-007", harness::Level::kShould}};
+  harness::CheckSpec s;
+  s.name = name;
+  s.params = std::move(params);
+  c.checks.push_back(s);
+  return c;
+}
+
+harness::CheckResult Judge(const harness::Case& c, const RunRecord& rec) {
+  auto r = RunChecks(c, rec);
+  EXPECT_EQ(r.size(), 1u);
+  return r.empty() ? harness::CheckResult{} : r[0];
+}
+
+RunRecord Settled(uint64_t before, uint64_t after, int64_t delay_ns) {
+  RunRecord rec;
+  rec.all_completed = true;
+  rec.state_before = before;
+  rec.state_after = after;
+  rec.state_after_delay_ns = delay_ns;
+  return rec;
+}
+
+TEST(StateReleasedCheck, PassesWhenStateReturnsAndFailsOnALeak) {
+  const auto c = OneCheck("state-released");
+  EXPECT_EQ(Judge(c, Settled(8000, 8000, 1'000'000)).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(Judge(c, Settled(8000, 7000, 1'000'000)).verdict, harness::Verdict::kPass);
+  auto leak = Judge(c, Settled(8000, 8160, 1'000'000));
+  EXPECT_EQ(leak.verdict, harness::Verdict::kFail);
+  ASSERT_TRUE(leak.mismatch.has_value());
+  EXPECT_NE(leak.reason.find("160 bytes more"), std::string::npos) << leak.reason;
+  EXPECT_EQ(Judge(OneCheck("state-released", {{"slack_bytes", 200}}), Settled(8000, 8160, 1'000'000)).verdict,
+            harness::Verdict::kPass);
+}
+
+TEST(StateReleasedCheck, ShortQuiesceIsInconclusiveAndNoStateIsASkip) {
+  const auto c = OneCheck("state-released");
+  EXPECT_EQ(Judge(c, Settled(8000, 9000, 999'999)).verdict, harness::Verdict::kInconclusive);
+  RunRecord none;
+  none.all_completed = true;
+  EXPECT_EQ(Judge(c, none).verdict, harness::Verdict::kSkip);
+  RunRecord never_quiet = Settled(8000, 0, 0);
+  never_quiet.state_after.reset();
+  EXPECT_EQ(Judge(c, never_quiet).verdict, harness::Verdict::kInconclusive);
+  RunRecord incomplete = Settled(1, 1, 1'000'000);
+  incomplete.all_completed = false;
+  EXPECT_EQ(Judge(c, incomplete).verdict, harness::Verdict::kInconclusive);
+}
+
+RunRecord Arrivals(std::vector<int64_t> rx, std::vector<int64_t> completions) {
+  RunRecord rec;
+  for (int64_t t : rx) {
+    FrameRecord f;
+    f.event = FrameRecord::Event::kRx;
+    f.time_ns = t;
+    f.src_host = 1;
+    f.dst_host = kDutHost;
+    rec.trace.frames.push_back(f);
+  }
+  uint64_t wr = 1;
+  for (int64_t t : completions) {
+    ControlRecord r;
+    r.kind = ControlRecord::Kind::kCompletion;
+    r.time_ns = t;
+    r.host = kDutHost;
+    r.wr_id = wr++;
+    rec.trace.control.push_back(r);
+  }
+  return rec;
+}
+
+TEST(CompletionLatencyCheck, BoundsTheDelayAfterTheLatestArrival) {
+  const auto c = OneCheck("completion-latency");
+  EXPECT_EQ(Judge(c, Arrivals({100, 5000}, {100, 5000, 5900})).verdict, harness::Verdict::kPass);
+  auto late = Judge(c, Arrivals({100, 5000}, {100, 7000}));
+  EXPECT_EQ(late.verdict, harness::Verdict::kFail);
+  EXPECT_NE(late.reason.find("work request 2"), std::string::npos) << late.reason;
+  EXPECT_NE(late.reason.find("2000 ns"), std::string::npos) << late.reason;
+  EXPECT_EQ(Judge(OneCheck("completion-latency", {{"max_ns", 2000}}), Arrivals({100, 5000}, {7000})).verdict,
+            harness::Verdict::kPass);
+  EXPECT_EQ(Judge(c, Arrivals({}, {})).verdict, harness::Verdict::kInconclusive);
+}
+
+TEST(CompletionLatencyCheck, ErrorCompletionsAndPeerCompletionsAreNotJudged) {
+  const auto c = OneCheck("completion-latency");
+  RunRecord rec = Arrivals({100}, {100, 90'000});
+  rec.trace.control[1].status = dut::OpStatus::kRetryExceeded;  // a timer, not an arrival, caused it
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
+  rec.trace.control[1].status = dut::OpStatus::kSuccess;
+  rec.trace.control[1].host = 1;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
+}
+
+}  // namespace
+}  // namespace mroce::session
