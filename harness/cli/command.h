@@ -29,5 +29,6 @@ std::unique_ptr<Command> MakeMergeCommand();
 std::unique_ptr<Command> MakeValidateCommand();
 std::unique_ptr<Command> MakeDecodeCommand();
 std::unique_ptr<Command> MakeRunCommand();
+std::unique_ptr<Command> MakeSelftestCommand();
 
 }  // namespace mroce::cli

@@ -17,6 +17,7 @@ namespace {
 // Subcommands in the order `--help` lists them.
 const mroce::cli::CommandInfo kCommands[] = {
     {"run", "Run the suite against a DUT in the simulated fabric and write a report", mroce::cli::MakeRunCommand},
+    {"selftest", "Prove the suite's power: pristine reference passes, every quirk is caught", mroce::cli::MakeSelftestCommand},
     {"list", "List the cases of a suite", mroce::cli::MakeListCommand},
     {"validate", "Check case files (schema, clause ids, duplicate ids)", mroce::cli::MakeValidateCommand},
     {"report", "Re-render junit.xml and report.html of a run directory from its report.json",

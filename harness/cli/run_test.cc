@@ -131,3 +131,34 @@ TEST_F(Run, Rocev2BaselineRunsWithoutHarnessErrors) {
 }
 
 }  // namespace
+
+// `mroce-cts selftest` on the small suite: the pristine reference passes on every seed, go_back_n is
+// caught by the loss case, accept_unknown_version is not (no framing case here): exit 1, survivor named.
+TEST(Selftest, KillMatrixJsonAndExitStatus) {
+  Output o = Cts("selftest --suite " + kSuite + " --seeds 1,2 --quirks go_back_n,accept_unknown_version --json --jobs 2");
+  EXPECT_EQ(o.status, 1) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["pristine"]["seeds"], nlohmann::json::array({1, 2}));
+  EXPECT_EQ(j["pristine"]["fail"], 0);
+  EXPECT_EQ(j["pristine"]["error"], 0);
+  EXPECT_EQ(j["pristine"]["inconclusive"], 0);
+  ASSERT_EQ(j["quirks"].size(), 2u);
+  EXPECT_EQ(j["quirks"][0]["name"], "go_back_n");
+  EXPECT_EQ(j["quirks"][0]["killed_by"], nlohmann::json::array({"loss.sack.exact-retransmit"}));
+  EXPECT_EQ(j["quirks"][1]["name"], "accept_unknown_version");
+  EXPECT_TRUE(j["quirks"][1]["killed_by"].empty());
+  EXPECT_EQ(j["rocev2"]["error"], 0);
+  EXPECT_FALSE(j["ok"].get<bool>());
+
+  o = Cts("selftest --suite " + kSuite + " --seeds 1 --quirks go_back_n --jobs 1");
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("selftest: OK (1/1 quirks caught)"), std::string::npos) << o.out;
+}
+
+TEST(Selftest, UsageErrors) {
+  Output o = Cts("selftest --suite " + kSuite + " --quirks no_such_quirk");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("unknown quirk 'no_such_quirk'"), std::string::npos) << o.out;
+  o = Cts("selftest --suite /nonexistent/suite");
+  EXPECT_EQ(o.status, 2) << o.out;
+}
