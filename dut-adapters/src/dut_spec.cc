@@ -3,6 +3,7 @@
 
 #include "mroce/dut/reference_dut.h"
 #include "mroce/dut/rocev2_dut.h"
+#include "plugin_dut.h"
 
 namespace mroce::dut {
 
@@ -12,12 +13,18 @@ Result<DutSpec> DutSpec::Parse(std::string_view text) {
   const size_t colon = text.find(':');
   spec.kind = std::string(text.substr(0, colon));
   if (spec.kind.empty()) {
-    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2)");
+    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2, plugin)");
   }
   if (colon == std::string_view::npos) return spec;
   std::string_view rest = text.substr(colon + 1);
   if (rest.empty()) {
     return MakeError("dut.spec", "--dut '" + std::string(text) + "': nothing after ':' (expected key=value)");
+  }
+  // plugin:PATH[,key=value...]: the first item is the shared object (it may itself contain '=').
+  if (spec.kind == "plugin" && rest.substr(0, rest.find(',')).find('=') == std::string_view::npos) {
+    const size_t comma = rest.find(',');
+    spec.options.emplace_back("path", std::string(rest.substr(0, comma)));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
@@ -42,7 +49,7 @@ std::vector<std::string> DutSpec::Values(std::string_view key) const {
   return out;
 }
 
-std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2"}; }
+std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2", "plugin"}; }
 
 namespace {
 
@@ -78,6 +85,24 @@ Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
   if (spec.kind == "rocev2") {
     if (auto s = RejectUnknownOptions(spec, {}); !s.ok()) return s.error();
     return std::unique_ptr<Dut>(std::make_unique<Rocev2Dut>());
+  }
+  if (spec.kind == "plugin") {
+    // Every option but the path goes to the plugin's create(), which refuses what it does not know.
+    std::string path;
+    PluginDut::Options plugin_options;
+    for (const auto& [k, v] : spec.options) {
+      if (k == "path" && path.empty()) {
+        path = v;
+      } else {
+        plugin_options.emplace_back(k, v);
+      }
+    }
+    if (path.empty()) {
+      return MakeError("dut.spec", "--dut '" + spec.text + "': plugin needs a shared object: plugin:PATH.so[,key=value...]");
+    }
+    auto d = PluginDut::Create(path, plugin_options);
+    if (!d.ok()) return MakeError(d.error().code, "--dut '" + spec.text + "': " + d.error().message);
+    return std::unique_ptr<Dut>(std::move(d).value());
   }
   std::string known;
   for (const auto& k : KnownDutKinds()) known += (known.empty() ? "" : ", ") + k;
