@@ -29,6 +29,7 @@ std::unique_ptr<Command> MakeMergeCommand();
 std::unique_ptr<Command> MakeValidateCommand();
 std::unique_ptr<Command> MakeDecodeCommand();
 std::unique_ptr<Command> MakeRunCommand();
+std::unique_ptr<Command> MakeBenchCommand();
 std::unique_ptr<Command> MakeSelftestCommand();
 
 }  // namespace mroce::cli

@@ -25,6 +25,8 @@ const mroce::cli::CommandInfo kCommands[] = {
     {"diff", "Compare two runs; exit 1 on regressions", mroce::cli::MakeDiffCommand},
     {"merge", "Merge shard run directories into one run", mroce::cli::MakeMergeCommand},
     {"decode", "Decode every frame of a pcap with the MetaRoCE codec", mroce::cli::MakeDecodeCommand},
+    {"bench", "Benchmark scenarios (resilience, incast, planes, failover, scale; MetaRoCE vs RoCEv2)",
+     mroce::cli::MakeBenchCommand},
 };
 
 }  // namespace
