@@ -62,10 +62,10 @@ Result<std::shared_ptr<const PluginLibrary>> Open(const std::string& path) {
   dlerror();
   void* sym = dlsym(handle, MROCE_DUT_ENTRY_POINT);
   if (sym == nullptr) {
-    const char* why = dlerror();
+    const char* err = dlerror();
+    const std::string why = err != nullptr ? err : "symbol is NULL";  // copied: dlclose frees dlerror's text
     dlclose(handle);
-    return MakeError("plugin.entry", Prefix(path) + "no entry point " MROCE_DUT_ENTRY_POINT ": " +
-                                         (why ? why : "symbol is NULL") +
+    return MakeError("plugin.entry", Prefix(path) + "no entry point " MROCE_DUT_ENTRY_POINT ": " + why +
                                          " (export it with MROCE_DUT_EXPORT and extern \"C\")");
   }
   auto entry = reinterpret_cast<mroce_dut_plugin_entry>(sym);

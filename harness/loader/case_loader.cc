@@ -605,7 +605,7 @@ class CaseParser {
         continue;
       }
       std::string kind = item.begin()->first.Scalar();
-      const YAML::Node& body = item.begin()->second;
+      const YAML::Node body = item.begin()->second;  // a copy: the iterator's pair is a temporary
       std::string bp = Join(p, kind);
       if (kind == "inject") {
         InjectStep s;
