@@ -134,6 +134,23 @@ TEST(RateHintAllocator, FairShareOfActiveSenders) {
   EXPECT_EQ(b.Hint(0), 2968u);  // the example of section 10.3
 }
 
+TEST(RateHintAllocator, ExpiryIsScheduledAndReleasesTheRecords) {
+  RateHintAllocator a(100000, 100000);
+  EXPECT_EQ(a.NextExpiry(), kNever);
+  EXPECT_EQ(a.StateBytes(), 0u);
+  a.OnData(7, 50);
+  a.OnData(3, 10);
+  a.OnData(7, 60);  // a newer arrival moves connection 7's expiry, it does not add a record
+  EXPECT_EQ(a.NextExpiry(), 100010);
+  EXPECT_EQ(a.CountActive(100009), 2u);
+  EXPECT_EQ(a.CountActive(100010), 1u);
+  a.Expire(100010);
+  EXPECT_EQ(a.NextExpiry(), 100060);
+  a.Forget(7);
+  EXPECT_EQ(a.NextExpiry(), kNever);
+  EXPECT_EQ(a.StateBytes(), 0u);  // MROCE-LIM-007: an idle receiver holds no activity records
+}
+
 TEST(RateHintAllocator, ConstantQuirk) {
   RateHintAllocator a(100000, 100000, /*constant=*/true);
   for (ConnId c = 1; c < 5; ++c) a.OnData(c, 0);

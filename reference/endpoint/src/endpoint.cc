@@ -70,6 +70,8 @@ Result<ConnId> Endpoint::Connect(const PeerAddress& peer, const ConnectOptions& 
   c.cm_retries_ = 0;
   c.cm_deadline_ = now + c.cm_interval_;
   conns_.emplace(id, std::move(conn));
+  Touch(id);
+  Reindex();
   return id;
 }
 
@@ -79,6 +81,8 @@ Status Endpoint::Accept(ConnId id, TimeNs now) {
     return MakeError("conn.unknown", "no pending connection request with that id");
   }
   SendAccept(*it->second, now);
+  Touch(id);
+  Reindex();
   return OkStatus();
 }
 
@@ -92,6 +96,8 @@ Status Endpoint::Reject(ConnId id, TimeNs now) {
   rej.reason = wire::ConnReason::kNoResources;
   rej.src_conn_id = 0;
   c.EmitCm(Opcode::kConnectRej, rej, c.peer_id_);
+  Unindex(c);
+  ForgetRequest(c);
   conns_.erase(it);
   return OkStatus();
 }
@@ -119,37 +125,51 @@ Status Endpoint::Disconnect(ConnId id, TimeNs now) {
   if (c.state_ == ConnState::kAckSent) c.state_ = ConnState::kEstablished;
   if (c.state_ != ConnState::kEstablished) return MakeError("conn.state", "connection not established");
   c.BeginClose(now);  // MROCE-CONN-012: DISCONNECT once the outstanding work has completed
+  Touch(id);
+  Reindex();
   return OkStatus();
 }
 
 Status Endpoint::PostRecv(ConnId id, uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t wr_id) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return MakeError("conn.unknown", "no such connection");
-  return it->second->PostRecv(stream, buffer, length, wr_id);
+  Status st = it->second->PostRecv(stream, buffer, length, wr_id);
+  Touch(id);
+  Reindex();
+  return st;
 }
 
 Status Endpoint::PostSend(ConnId id, uint16_t stream, const uint8_t* buffer, uint32_t length, uint64_t wr_id,
                           std::optional<uint32_t> imm, TimeNs now) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return MakeError("conn.unknown", "no such connection");
-  return it->second->PostMessage(imm ? Opcode::kSendImm : Opcode::kSend, stream, buffer, nullptr, length, 0, 0,
-                                 imm, wr_id, now);
+  Status st = it->second->PostMessage(imm ? Opcode::kSendImm : Opcode::kSend, stream, buffer, nullptr, length, 0,
+                                      0, imm, wr_id, now);
+  Touch(id);
+  Reindex();
+  return st;
 }
 
 Status Endpoint::PostWrite(ConnId id, uint16_t stream, const uint8_t* buffer, uint32_t length, uint64_t remote_va,
                            uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return MakeError("conn.unknown", "no such connection");
-  return it->second->PostMessage(imm ? Opcode::kWriteImm : Opcode::kWrite, stream, buffer, nullptr, length,
-                                 remote_va, rkey, imm, wr_id, now);
+  Status st = it->second->PostMessage(imm ? Opcode::kWriteImm : Opcode::kWrite, stream, buffer, nullptr, length,
+                                      remote_va, rkey, imm, wr_id, now);
+  Touch(id);
+  Reindex();
+  return st;
 }
 
 Status Endpoint::PostRead(ConnId id, uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t remote_va,
                           uint32_t rkey, uint64_t wr_id, TimeNs now) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return MakeError("conn.unknown", "no such connection");
-  return it->second->PostMessage(Opcode::kReadReq, stream, nullptr, buffer, length, remote_va, rkey,
-                                 std::nullopt, wr_id, now);
+  Status st = it->second->PostMessage(Opcode::kReadReq, stream, nullptr, buffer, length, remote_va, rkey,
+                                      std::nullopt, wr_id, now);
+  Touch(id);
+  Reindex();
+  return st;
 }
 
 std::vector<Completion> Endpoint::PollCompletions(size_t max) { return ctx_.cq.Poll(max); }
@@ -174,6 +194,7 @@ std::vector<ConnId> Endpoint::connections() const {
 size_t Endpoint::StateBytes() const {
   size_t bytes = sizeof(*this) + ctx_.mrs.StateBytes() + ctx_.cq.StateBytes() + ctx_.rate_hints.StateBytes();
   for (const auto& [id, c] : conns_) bytes += c->StateBytes() + 48 /* map node */;
+  bytes += timers_.size() * 48;  // deadline index nodes
   return bytes;
 }
 
@@ -249,6 +270,7 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
         return;
       }
       OnConnMgmt(*frame, pkt, now);
+      Reindex();
       Reap(now);
       return;
     default:
@@ -259,6 +281,8 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
     for (auto& [id, c] : conns_) {
       if (c->peer_id_ == pkt.ch.dst_conn_id && c->established()) {
         c->sender_.OnInvalidConnNack(pkt, now);
+        Touch(id);
+        Reindex();
         Reap(now);
         return;
       }
@@ -271,6 +295,8 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
     return;
   }
   it->second->OnPacket(*frame, pkt, now);
+  Touch(it->first);
+  Reindex();
   Reap(now);
   (void)plane;
 }
@@ -289,8 +315,10 @@ void Endpoint::SendReject(const wire::Frame& frame, const wire::MetaPacket& pkt,
 void Endpoint::OnConnectReq(const wire::Frame& frame, const wire::MetaPacket& pkt, TimeNs now) {
   const wire::ConnMgmtHeader& req = *pkt.cmh();
   // MROCE-CONN-007: a retransmitted request gets the same answer, no second connection.
-  for (auto& [id, c] : conns_) {
-    if (c->peer_id_ == req.src_conn_id && c->nonce_ == req.nonce) {
+  if (auto r = requests_.find({req.src_conn_id, req.nonce}); r != requests_.end()) {
+    if (auto it = conns_.find(r->second); it != conns_.end()) {
+      Connection* c = it->second.get();
+      Touch(c->local_id_);
       if (c->state_ == ConnState::kAckSent || c->state_ == ConnState::kEstablished) {
         c->EmitCm(Opcode::kConnectAck, c->accept_cmh_, c->peer_id_);
       } else {
@@ -332,6 +360,8 @@ void Endpoint::OnConnectReq(const wire::Frame& frame, const wire::MetaPacket& pk
   c.SetupPaths(std::min(req.num_paths, ctx_.config.num_paths), std::min(req.num_planes, ctx_.config.num_planes),
                std::min(req.mtu, ctx_.config.mtu), std::min(req.max_streams, ctx_.config.max_streams), hi);
   conns_.emplace(id, std::move(conn));
+  requests_[{req.src_conn_id, req.nonce}] = id;
+  Touch(id);
   if (ctx_.config.auto_accept) {
     SendAccept(c, now);
     ctx_.events.push_back({ConnEventKind::kAccepted, id, 0});
@@ -354,6 +384,7 @@ void Endpoint::OnConnMgmt(const wire::Frame& frame, const wire::MetaPacket& pkt,
     return;
   }
   Connection& c = *it->second;
+  Touch(c.local_id_);
   if (cmh->nonce != c.nonce_) {
     ctx_.counters.Add(EndpointCounter::kBadNonceRx);  // MROCE-CONN-003
     return;
@@ -399,7 +430,7 @@ void Endpoint::OnConnMgmt(const wire::Frame& frame, const wire::MetaPacket& pkt,
         return;
       }
       ctx_.events.push_back({ConnEventKind::kRejected, c.local_id_, static_cast<uint8_t>(cmh->reason)});
-      c.state_ = ConnState::kClosed;
+      MarkClosed(c);
       return;
     case Opcode::kDisconnect: {
       wire::ConnMgmtHeader ack;
@@ -446,15 +477,23 @@ void Endpoint::OnConnMgmt(const wire::Frame& frame, const wire::MetaPacket& pkt,
 
 TimeNs Endpoint::NextDeadline() const {
   TimeNs d = ctx_.rate_hints.NextExpiry();
-  for (const auto& [id, c] : conns_) d = std::min(d, c->NextDeadline());
+  if (!timers_.empty()) d = std::min(d, timers_.begin()->first);
   return d;
 }
 
 void Endpoint::OnTimer(TimeNs now) {
   last_now_ = std::max(last_now_, now);
   ctx_.rate_hints.Expire(now);  // MROCE-HINT-002 / MROCE-LIM-007
-  for (auto& [id, cp] : conns_) {
-    Connection& c = *cp;
+  // Only connections whose deadline has come: their own timers are all that can fire (a
+  // connection's deadline covers every timer it runs), in connection-id order as a full sweep would.
+  std::vector<ConnId> due;
+  for (auto t = timers_.begin(); t != timers_.end() && t->first <= now; ++t) due.push_back(t->second);
+  std::sort(due.begin(), due.end());
+  for (const ConnId id : due) {
+    auto found = conns_.find(id);
+    if (found == conns_.end()) continue;
+    Connection& c = *found->second;
+    Touch(id);
     if (c.cm_deadline_ <= now) {
       switch (c.state_) {
         case ConnState::kReqSent:
@@ -465,12 +504,12 @@ void Endpoint::OnTimer(TimeNs now) {
             c.cm_deadline_ = now + c.cm_interval_;
           } else {
             ctx_.events.push_back({ConnEventKind::kConnectTimeout, id, 0});
-            c.state_ = ConnState::kClosed;
+            MarkClosed(c);
             c.cm_deadline_ = kNever;
           }
           break;
         case ConnState::kAckSent:
-          c.state_ = ConnState::kClosed;  // MROCE-CONN-009: released silently
+          MarkClosed(c);  // MROCE-CONN-009: released silently
           c.cm_deadline_ = kNever;
           break;
         case ConnState::kDiscSent:
@@ -491,21 +530,56 @@ void Endpoint::OnTimer(TimeNs now) {
           break;
       }
     }
-    if (c.state_ == ConnState::kQuarantine && c.quarantine_until_ <= now) c.state_ = ConnState::kClosed;
+    if (c.state_ == ConnState::kQuarantine && c.quarantine_until_ <= now) MarkClosed(c);
     c.OnTimer(now);
   }
+  Reindex();
   Reap(now);
 }
 
 void Endpoint::Reap(TimeNs now) {
+  (void)now;
+  if (!reap_) return;
+  reap_ = false;
   for (auto it = conns_.begin(); it != conns_.end();) {
     if (it->second->state_ == ConnState::kClosed) {
       ctx_.rate_hints.Forget(it->first);
+      Unindex(*it->second);
+      ForgetRequest(*it->second);
       it = conns_.erase(it);
     } else {
       ++it;
     }
   }
+}
+
+void Endpoint::ForgetRequest(const Connection& c) {
+  auto r = requests_.find({c.peer_id_, c.nonce_});
+  if (r != requests_.end() && r->second == c.local_id_) requests_.erase(r);
+}
+
+void Endpoint::MarkClosed(Connection& c) {
+  c.state_ = ConnState::kClosed;
+  reap_ = true;
+}
+
+void Endpoint::Unindex(Connection& c) {
+  if (c.indexed_deadline_ != kNever) timers_.erase({c.indexed_deadline_, c.local_id_});
+  c.indexed_deadline_ = kNever;
+}
+
+void Endpoint::Reindex() {
+  for (const ConnId id : touched_) {
+    auto it = conns_.find(id);
+    if (it == conns_.end()) continue;
+    Connection& c = *it->second;
+    const TimeNs d = c.NextDeadline();
+    if (d == c.indexed_deadline_) continue;
+    Unindex(c);
+    if (d != kNever) timers_.emplace(d, id);
+    c.indexed_deadline_ = d;
+  }
+  touched_.clear();
 }
 
 }  // namespace mroce::ref

@@ -4,32 +4,37 @@
 
 namespace mroce::ref {
 
-void RateHintAllocator::OnData(ConnId conn, TimeNs now) { last_seen_[conn] = now; }
+void RateHintAllocator::OnData(ConnId conn, TimeNs now) {
+  auto [it, fresh] = last_seen_.try_emplace(conn, now);
+  if (!fresh) {
+    by_time_.erase({it->second, conn});
+    it->second = now;
+  }
+  by_time_.emplace(now, conn);
+}
+
+void RateHintAllocator::Forget(ConnId conn) {
+  auto it = last_seen_.find(conn);
+  if (it == last_seen_.end()) return;
+  by_time_.erase({it->second, conn});
+  last_seen_.erase(it);
+}
 
 size_t RateHintAllocator::ActiveSenders(TimeNs now) {
   // MROCE-HINT-002: a connection stops counting 100 us after its last data packet arrived.
-  size_t n = 0;
-  for (auto it = last_seen_.begin(); it != last_seen_.end();) {
-    if (now - it->second < window_) {
-      ++n;
-      ++it;
-    } else {
-      it = last_seen_.erase(it);
-    }
+  while (!by_time_.empty() && now - by_time_.begin()->first >= window_) {
+    last_seen_.erase(by_time_.begin()->second);
+    by_time_.erase(by_time_.begin());
   }
-  return n;
+  return last_seen_.size();
 }
 
-TimeNs RateHintAllocator::NextExpiry() const {
-  TimeNs d = kNever;
-  for (const auto& [conn, at] : last_seen_) d = std::min(d, at + window_);
-  return d;
-}
+TimeNs RateHintAllocator::NextExpiry() const { return by_time_.empty() ? kNever : by_time_.begin()->first + window_; }
 
 size_t RateHintAllocator::CountActive(TimeNs now) const {
-  size_t n = 0;
-  for (const auto& [conn, at] : last_seen_) n += now - at < window_;
-  return n;
+  size_t expired = 0;
+  for (auto it = by_time_.begin(); it != by_time_.end() && now - it->first >= window_; ++it) ++expired;
+  return last_seen_.size() - expired;
 }
 
 uint32_t RateHintAllocator::Hint(TimeNs now) {

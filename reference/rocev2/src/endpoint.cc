@@ -26,6 +26,7 @@ Result<QpInfo> RoceEndpoint::CreateQp(const QpConfig& cfg) {
   const Qpn qpn = next_qpn_;
   next_qpn_ = (next_qpn_ + 1) & 0xFFFFFF;
   qps_[qpn] = std::make_unique<QueuePair>(qpn, cfg, cfg_.address, &mrs_, &cq_, sink_, cfg_.plane);
+  Reindex(qpn);
   return QpInfo{qpn, cfg.initial_psn & kPsnMask, cfg_.address};
 }
 
@@ -37,19 +38,25 @@ QueuePair* RoceEndpoint::Find(Qpn qpn) {
 Status RoceEndpoint::ConnectQp(Qpn qpn, const RemoteQp& remote) {
   QueuePair* qp = Find(qpn);
   if (qp == nullptr) return MakeError("qp.unknown", "no QP " + std::to_string(qpn));
-  return qp->Connect(remote);
+  Status st = qp->Connect(remote);
+  Reindex(qpn);
+  return st;
 }
 
 Status RoceEndpoint::PostRecv(Qpn qpn, const RecvWr& wr) {
   QueuePair* qp = Find(qpn);
   if (qp == nullptr) return MakeError("qp.unknown", "no QP " + std::to_string(qpn));
-  return qp->PostRecv(wr);
+  Status st = qp->PostRecv(wr);
+  Reindex(qpn);
+  return st;
 }
 
 Status RoceEndpoint::PostSend(Qpn qpn, const SendWr& wr, TimeNs now) {
   QueuePair* qp = Find(qpn);
   if (qp == nullptr) return MakeError("qp.unknown", "no QP " + std::to_string(qpn));
-  return qp->PostSend(wr, now);
+  Status st = qp->PostSend(wr, now);
+  Reindex(qpn);
+  return st;
 }
 
 void RoceEndpoint::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) {
@@ -69,18 +76,34 @@ void RoceEndpoint::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs
     return;
   }
   qp->OnPacket(*parsed, frame.size(), now);
+  Reindex(pkt->bth.dest_qp);
 }
 
 void RoceEndpoint::OnTimer(TimeNs now) {
-  for (auto& [qpn, qp] : qps_) {
-    if (qp->NextDeadline() <= now) qp->OnTimer(now);
+  std::vector<Qpn> due;  // in QPN order, as a sweep over every QP would run them
+  for (auto t = timers_.begin(); t != timers_.end() && t->first <= now; ++t) due.push_back(t->second);
+  std::sort(due.begin(), due.end());
+  for (const Qpn qpn : due) {
+    if (QueuePair* qp = Find(qpn); qp != nullptr && qp->NextDeadline() <= now) qp->OnTimer(now);
+    Reindex(qpn);
   }
 }
 
-TimeNs RoceEndpoint::NextDeadline() const {
-  TimeNs t = kNever;
-  for (const auto& [qpn, qp] : qps_) t = std::min(t, qp->NextDeadline());
-  return t;
+TimeNs RoceEndpoint::NextDeadline() const { return timers_.empty() ? kNever : timers_.begin()->first; }
+
+void RoceEndpoint::Reindex(Qpn qpn) {
+  const QueuePair* qp = this->qp(qpn);
+  const TimeNs d = qp == nullptr ? kNever : qp->NextDeadline();
+  auto it = indexed_.find(qpn);
+  const TimeNs old = it == indexed_.end() ? kNever : it->second;
+  if (d == old) return;
+  if (old != kNever) timers_.erase({old, qpn});
+  if (d != kNever) {
+    timers_.emplace(d, qpn);
+    indexed_[qpn] = d;
+  } else if (it != indexed_.end()) {
+    indexed_.erase(it);
+  }
 }
 
 Counters RoceEndpoint::counters() const {

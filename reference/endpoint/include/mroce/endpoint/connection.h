@@ -249,6 +249,7 @@ class Connection {
   Receiver receiver_{*this};
   ConnCounters counters_;
   // Connection-management timers.
+  TimeNs indexed_deadline_ = kNever;  // this connection's entry in Endpoint::timers_
   TimeNs cm_deadline_ = kNever;     // CONNECT_REQ / DISCONNECT retransmission, ACK_SENT release
   TimeNs cm_interval_ = 0;          // current retransmission interval, ns
   int cm_retries_ = 0;

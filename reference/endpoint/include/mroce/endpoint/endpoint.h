@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -67,9 +68,23 @@ class Endpoint {
   [[nodiscard]] PeerAddress PeerOf(const wire::Frame& frame) const;
   ConnId NewConnId();
   void Reap(TimeNs now);
+  // Deadline index: every entry point names the connections it touched (Touch) and refreshes their
+  // entries before it returns (Reindex), so NextDeadline and OnTimer cost O(log N), not O(N): a
+  // connection's deadline depends only on its own state.
+  void Touch(ConnId id) { touched_.push_back(id); }
+  void Reindex();
+  void Unindex(Connection& c);
+  void ForgetRequest(const Connection& c);
+  void MarkClosed(Connection& c);  // state_ = CLOSED; Reap erases it
 
   EndpointContext ctx_;
   std::map<ConnId, std::unique_ptr<Connection>> conns_;
+  std::set<std::pair<TimeNs, ConnId>> timers_;  // (Connection::NextDeadline, id) of every connection
+  std::vector<ConnId> touched_;
+  // Connections created by a CONNECT_REQ, by (requester's src_conn_id, nonce): MROCE-CONN-007
+  // answers a retransmitted request without a scan of every connection.
+  std::map<std::pair<ConnId, uint64_t>, ConnId> requests_;
+  bool reap_ = false;  // some connection became CLOSED since the last Reap
   uint64_t rng_;
   TimeNs last_now_ = 0;  // latest `now` seen (telemetry gauges read without a time)
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 
 #include "mroce/endpoint/spec_constants.h"
 #include "mroce/endpoint/types.h"
@@ -19,7 +20,7 @@ class RateHintAllocator {
   // A data packet of connection `conn` arrived (MROCE-HINT-002: counted from this instant).
   void OnData(ConnId conn, TimeNs now);
   // A connection went away.
-  void Forget(ConnId conn) { last_seen_.erase(conn); }
+  void Forget(ConnId conn);
   // MROCE-HINT-001: hint for any sender at `now`, Mb/s, never 0 nor 0xFFFFFFFF.
   [[nodiscard]] uint32_t Hint(TimeNs now);
   // N at `now` (>= 0; the hint uses max(1, N)); exact, expiring connections idle for the window.
@@ -32,7 +33,8 @@ class RateHintAllocator {
   [[nodiscard]] TimeNs NextExpiry() const;
   void Expire(TimeNs now) { (void)ActiveSenders(now); }
 
-  [[nodiscard]] size_t StateBytes() const { return last_seen_.size() * (sizeof(ConnId) + sizeof(TimeNs) + 32); }
+  // Two ordered-tree nodes per connection (by id and by time).
+  [[nodiscard]] size_t StateBytes() const { return last_seen_.size() * 2 * (sizeof(ConnId) + sizeof(TimeNs) + 32); }
 
  private:
   uint64_t capacity_mbps_;
@@ -40,6 +42,7 @@ class RateHintAllocator {
   bool constant_;      // quirk constant_rate_hint
   uint32_t permille_;  // U x 1000
   std::map<ConnId, TimeNs> last_seen_;  // ordered: no hash-order dependence anywhere
+  std::set<std::pair<TimeNs, ConnId>> by_time_;  // the same entries, oldest first (O(log N) expiry)
 };
 
 }  // namespace mroce::ref

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <span>
 #include <vector>
@@ -80,6 +81,11 @@ class RoceEndpoint {
   MemoryRegionTable mrs_;
   CompletionQueue cq_;
   std::map<Qpn, std::unique_ptr<QueuePair>> qps_;
+  // Deadline index (QueuePair::NextDeadline depends only on that QP): refreshed after every entry
+  // point for the QP it touched, so NextDeadline and OnTimer do not scan every QP.
+  void Reindex(Qpn qpn);
+  std::set<std::pair<TimeNs, Qpn>> timers_;
+  std::map<Qpn, TimeNs> indexed_;
   Qpn next_qpn_;
   Counters frame_counters_;  // frames not attributable to a QP (ICRC, parse, unknown QP)
 };
