@@ -76,8 +76,9 @@ harness::WorkloadOp Writes(int64_t size, int64_t count) {
   return op;
 }
 
-Run Simulate(const harness::Case& c, const Protocol& p, const BenchOptions& o) {
+Run Simulate(const harness::Case& c, const Protocol& p, const BenchOptions& o, int telemetry_interval_rtts) {
   session::SessionOptions so;
+  so.telemetry_interval_rtts = telemetry_interval_rtts;
   so.seed = o.seed;
   so.dut_spec = p.dut;
   so.write_evidence = false;

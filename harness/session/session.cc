@@ -537,7 +537,7 @@ RunRecord Runner::Run() {
   const int64_t rtt = std::max<int64_t>(case_.topology.rtt_ns, 8);
   deadline_ns_ = case_.timeouts.total.ToNanoseconds(rtt);
   if (!Setup()) return std::move(rec_);
-  sample_interval_ns_ = rtt;
+  sample_interval_ns_ = rtt * std::max(1, opt_.telemetry_interval_rtts);
   if (!Connect()) {
     Poll();
     SampleTelemetry(sim_.Now());

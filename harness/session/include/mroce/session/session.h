@@ -31,6 +31,10 @@ struct SessionOptions {
   std::string dut_spec = "reference";  // As given on the command line (for the reproduce command).
   std::string run_dir;          // Where evidence/ goes; empty: no files written.
   bool write_evidence = true;   // pcap + JSON-lines trace per case under run_dir/evidence/.
+  // DUT telemetry and state size are sampled every this many RTTs during the workload (at most
+  // ~512 samples are kept). Sampling walks the DUT's whole state: benchmarks with thousands of
+  // connections sample less often.
+  int telemetry_interval_rtts = 1;
 };
 
 // One message of the workload, as planned before the run.
