@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace mroce::session {
 namespace {
 
@@ -100,6 +103,19 @@ TEST(CompletionLatencyCheck, ErrorCompletionsAndPeerCompletionsAreNotJudged) {
   rec.trace.control[1].status = dut::OpStatus::kSuccess;
   rec.trace.control[1].host = 1;
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
+}
+
+// docs/user-guide.md lists every check a case can name.
+TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
+  std::ifstream f(std::string(MROCE_SOURCE_DIR) + "/docs/user-guide.md");
+  ASSERT_TRUE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string guide = ss.str();
+  for (const CheckInfo& c : AllChecks()) {
+    EXPECT_NE(guide.find("| `" + c.name + "` |"), std::string::npos) << c.name << " is missing from the checks table";
+    for (const std::string& p : c.params) EXPECT_NE(guide.find("`" + p + "`"), std::string::npos) << c.name << "." << p;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 """Independent readers of mroce-cts reports (stdlib only): report.json validates against
 docs/report.schema.json with a small validator written here (not the C++ one), junit.xml parses
-with xml.etree, report.html parses with html.parser and fetches nothing."""
+with xml.etree, report.html parses with html.parser and fetches nothing (test_html_chromium.py renders it in headless Chromium)."""
 import html.parser
 import json
 import os

@@ -45,7 +45,7 @@ struct EndpointConfig {
   uint32_t hint_utilisation_permille = spec::kHintUtilisationDefaultPermille;
   uint64_t seed = 1;                // connection ids, nonces, entropy: deterministic per seed
   bool auto_accept = true;          // accept valid CONNECT_REQs without an Accept() call
-  size_t max_connections = 4096;
+  size_t max_connections = 65536;  // connection table (spec 15.3: beyond it CONNECT_REJ NO_RESOURCES)
   uint32_t rnr_delay_us = spec::kRnrDelayDefaultUs;  // NACK RNR info, 1..10000 us (MROCE-RNR-001)
   Quirks quirks;
 };

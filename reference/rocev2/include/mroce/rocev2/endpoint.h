@@ -29,7 +29,7 @@ struct EndpointConfig {
   uint8_t plane = 0;           // Port the frames leave on (single path).
   size_t cq_capacity = 65536;  // Completions held before overflow.
   Qpn first_qpn = 0x000011;    // QPNs are handed out from here (0 and 1 are special in IB).
-  size_t max_qps = 4096;
+  size_t max_qps = 65536;
 };
 
 // What a peer must be told to connect to a QP (exchanged out of band).
