@@ -539,18 +539,17 @@ void Endpoint::OnTimer(TimeNs now) {
 
 void Endpoint::Reap(TimeNs now) {
   (void)now;
-  if (!reap_) return;
-  reap_ = false;
-  for (auto it = conns_.begin(); it != conns_.end();) {
-    if (it->second->state_ == ConnState::kClosed) {
-      ctx_.rate_hints.Forget(it->first);
-      Unindex(*it->second);
-      ForgetRequest(*it->second);
-      it = conns_.erase(it);
-    } else {
-      ++it;
-    }
+  if (closed_.empty()) return;
+  std::sort(closed_.begin(), closed_.end());  // id order, as a sweep over the table would erase them
+  for (const ConnId id : closed_) {
+    auto it = conns_.find(id);
+    if (it == conns_.end() || it->second->state_ != ConnState::kClosed) continue;
+    ctx_.rate_hints.Forget(id);
+    Unindex(*it->second);
+    ForgetRequest(*it->second);
+    conns_.erase(it);
   }
+  closed_.clear();
 }
 
 void Endpoint::ForgetRequest(const Connection& c) {
@@ -560,7 +559,7 @@ void Endpoint::ForgetRequest(const Connection& c) {
 
 void Endpoint::MarkClosed(Connection& c) {
   c.state_ = ConnState::kClosed;
-  reap_ = true;
+  closed_.push_back(c.local_id_);
 }
 
 void Endpoint::Unindex(Connection& c) {

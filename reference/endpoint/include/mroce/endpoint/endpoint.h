@@ -84,7 +84,7 @@ class Endpoint {
   // Connections created by a CONNECT_REQ, by (requester's src_conn_id, nonce): MROCE-CONN-007
   // answers a retransmitted request without a scan of every connection.
   std::map<std::pair<ConnId, uint64_t>, ConnId> requests_;
-  bool reap_ = false;  // some connection became CLOSED since the last Reap
+  std::vector<ConnId> closed_;  // connections that became CLOSED since the last Reap
   uint64_t rng_;
   TimeNs last_now_ = 0;  // latest `now` seen (telemetry gauges read without a time)
 };
