@@ -27,6 +27,12 @@ Frame Base(bool v6, uint16_t sport) {
   return f;
 }
 
+// IBA 9.2: PadCnt zero bytes after the payload align it to 4 bytes (the codec keeps them in payload).
+void Pad(RocePacket& p) {
+  p.bth.pad_count = static_cast<uint8_t>((4 - p.payload.size() % 4) % 4);
+  p.payload.insert(p.payload.end(), p.bth.pad_count, 0);
+}
+
 MetaPacket Data(Opcode op, uint16_t flags, uint32_t psn, MessageExt meh, size_t payload) {
   MetaPacket p;
   p.ch.opcode = op;
@@ -208,6 +214,7 @@ int main(int argc, char** argv) {
         if (RoceHasAeth(r.op)) p.aeth = Aeth{0x1f, 7};
         if (RoceHasImm(r.op)) p.imm = 0x01020304;
         for (size_t i = 0; i < r.payload; ++i) p.payload.push_back(static_cast<uint8_t>(0xa0 + i));
+        Pad(p);
         f.l4 = p;
         o.Add("roce " + std::string(RoceOpcodeName(r.op)) + " " + (v6 ? "ipv6" : "ipv4"), f);
       }
@@ -217,8 +224,10 @@ int main(int argc, char** argv) {
     std::get<Ipv4Header>(f.ip).ecn = kEcnCe;
     RocePacket p;
     p.bth.opcode = RoceOpcode::kSendOnly;
+    p.bth.dest_qp = 0x000011;  // not QP0/QP1: those carry management datagrams
     p.bth.fecn = true;
     p.payload = {'h', 'i'};
+    Pad(p);
     f.l4 = p;
     o.Add("roce RC_SEND_ONLY ipv4 CE-marked, FECN", f);
   }
