@@ -551,7 +551,7 @@ class CaseParser {
       for (const auto& [prev, _] : out) {
         if (prev == name) r_.Error(it->first, p, "duplicate key '" + name + "'");
       }
-      const YAML::Node& v = it->second;
+      const YAML::Node v = it->second;  // a copy: the iterator hands out a temporary pair
       FieldPattern pat;
       if (v.IsSequence()) {
         pat.kind = FieldPattern::Kind::kOneOf;
