@@ -63,6 +63,7 @@ const std::vector<ScenarioInfo>& AllScenarios() {
       {"planes", "1..8 planes, many connections: goodput vs P x one plane", RunPlanes},
       {"failover", "one of 4 planes fails mid-transfer and recovers", RunFailover},
       {"scale", "state per connection and simulator events per second vs connections", RunScale},
+      {"suite", "the whole compliance suite 20 times: wall time, verdict stability", RunSuite},
   };
   return all;
 }

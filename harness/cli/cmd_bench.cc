@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_common.h"
 #include "command.h"
 #include "mroce/bench/scenarios.h"
 #include "mroce/harness/expectations.h"
@@ -29,6 +30,8 @@ class BenchCommand : public Command {
     sub.add_option("--seed", seed_, "Run seed")->capture_default_str();
     sub.add_flag("--progress", progress_, "One line per simulation on stderr");
     sub.add_flag("--no-fail", no_fail_, "Exit 0 even when a goal is missed");
+    suite_ = DefaultSuite();
+    sub.add_option("--suite", suite_, "Suite of the `suite` scenario")->capture_default_str();
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
@@ -49,6 +52,15 @@ class BenchCommand : public Command {
     bench::BenchOptions o;
     o.seed = seed_;
     o.quick = quick_;
+    std::vector<harness::Case> cases;
+    if (scenario_ == "all" || scenario_ == "suite") {
+      harness::Catalog catalog;
+      auto loaded = LoadSuite(suite_, "", &catalog, err);
+      if (!loaded) return harness::kExitUsage;
+      cases = std::move(*loaded);
+      o.suite_cases = &cases;
+      o.suite_dir = suite_;
+    }
     if (progress_) o.progress = &err;
     std::vector<bench::Report> reports;
     bool all_met = true;
@@ -108,6 +120,7 @@ class BenchCommand : public Command {
 
  private:
   std::string scenario_;
+  std::string suite_;
   std::string json_path_;
   std::string markdown_path_;
   bool quick_ = false;

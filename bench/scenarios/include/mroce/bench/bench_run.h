@@ -22,6 +22,9 @@ struct BenchOptions {
   uint64_t seed = 1;
   bool quick = false;    // Reduced grid (smoke test).
   std::ostream* progress = nullptr;  // One line per simulation when set.
+  // The loaded compliance suite (scenario `suite`); the CLI loads it from --suite.
+  const std::vector<harness::Case>* suite_cases = nullptr;
+  std::string suite_dir;
 };
 
 // A case with no checks, a write workload and a generous timeout (in RTTs of `t`).

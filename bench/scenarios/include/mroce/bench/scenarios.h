@@ -7,6 +7,7 @@
 //   planes      1..8 planes with many connections: aggregate goodput vs P x one plane
 //   failover    one of 4 planes blackholed mid-transfer then restored
 //   scale       state per connection and simulator events per second vs connections
+//   suite       the whole compliance suite N times: wall time and verdict stability
 #pragma once
 
 #include <string>
@@ -22,6 +23,7 @@ namespace mroce::bench {
 [[nodiscard]] Report RunPlanes(const BenchOptions& o);
 [[nodiscard]] Report RunFailover(const BenchOptions& o);
 [[nodiscard]] Report RunScale(const BenchOptions& o);
+[[nodiscard]] Report RunSuite(const BenchOptions& o);
 
 struct ScenarioInfo {
   const char* name;
