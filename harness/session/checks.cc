@@ -669,20 +669,39 @@ std::vector<harness::TimeSeries> BuildSeries(const RunRecord& rec) {
   const double rtt = static_cast<double>(std::max<int64_t>(rec.rtt_ns, 1));
   const int64_t t0 = rec.workload_start_ns;
   // DUT goodput: data payload bytes the DUT sent that were delivered, per RTT bin, in Gb/s.
-  std::map<int64_t, double> goodput;
+  std::map<int64_t, double> goodput, sent;
+  std::map<int64_t, uint32_t> hint;  // lowest rate hint the DUT received in the bin, Mb/s
   std::map<uint32_t, std::map<int64_t, double>> per_path;
   for (size_t i = 0; i < t.frames.size(); ++i) {
     const FrameRecord& r = t.frames[i];
     const FrameFacts& f = t.facts[i];
-    if (!r.from_dut() || !f.data) continue;
     const int64_t b = static_cast<int64_t>(std::floor(static_cast<double>(r.time_ns - t0) / rtt));
+    if (r.event == FrameRecord::Event::kRx && r.to_dut() && f.meta && f.ack && f.rate_hint != 0xFFFFFFFFu) {
+      auto [it, fresh] = hint.try_emplace(b, f.rate_hint);
+      if (!fresh) it->second = std::min(it->second, f.rate_hint);
+    }
+    if (!r.from_dut() || !f.data) continue;
     if (r.event == FrameRecord::Event::kRx) goodput[b] += f.payload_bytes;
-    if (r.event == FrameRecord::Event::kTx) per_path[f.path][b] += 1;
+    if (r.event == FrameRecord::Event::kTx) {
+      per_path[f.path][b] += 1;
+      sent[b] += static_cast<double>(r.bytes.size());
+    }
   }
   if (!goodput.empty()) {
     harness::TimeSeries s{"DUT goodput", "Gbps", "rtt", {}};
     for (const auto& [b, bytes] : goodput) s.points.emplace_back(static_cast<double>(b), bytes * 8.0 / rtt);
     out.push_back(std::move(s));
+  }
+  // The DUT's data rate on the wire beside the rate hint it was given (spec 10.4).
+  if (!sent.empty()) {
+    harness::TimeSeries s{"DUT data rate (wire)", "Gbps", "rtt", {}};
+    for (const auto& [b, bytes] : sent) s.points.emplace_back(static_cast<double>(b), bytes * 8.0 / rtt);
+    out.push_back(std::move(s));
+    if (!hint.empty()) {
+      harness::TimeSeries h{"rate hint received by the DUT", "Gbps", "rtt", {}};
+      for (const auto& [b, mbps] : hint) h.points.emplace_back(static_cast<double>(b), mbps / 1000.0);
+      out.push_back(std::move(h));
+    }
   }
   if (per_path.size() > 1 || (!per_path.empty() && per_path.begin()->second.size() > 1)) {
     int n = 0;

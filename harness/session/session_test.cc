@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "mroce/pcap/pcap.h"
 
@@ -68,6 +69,16 @@ TEST(SessionTest, CleanRunPassesEveryCheck) {
   EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
   EXPECT_EQ(t.checks.size(), 4u);
   EXPECT_NE(t.reproduce.find("--seed 1"), std::string::npos);
+  // The report's plots: goodput, wire rate beside the hint, per-path use, window.
+  std::set<std::string> names;
+  for (const auto& s : t.series) names.insert(s.name);
+  for (const char* want : {"DUT goodput", "DUT data rate (wire)", "rate hint received by the DUT", "DUT data frames path 0"}) {
+    EXPECT_TRUE(names.count(want)) << want;
+  }
+  for (const auto& s : t.series) {
+    if (s.name != "rate hint received by the DUT") continue;
+    for (const auto& [x, gbps] : s.points) EXPECT_DOUBLE_EQ(gbps, 190.0) << "C x U / N = 2 x 100 Gb/s x 0.95 / 1";
+  }
 }
 
 TEST(SessionTest, LossIsRecoveredByExactRetransmission) {
