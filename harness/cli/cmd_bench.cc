@@ -35,11 +35,11 @@ class BenchCommand : public Command {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
-    std::vector<const bench::ScenarioInfo*> todo;
+    std::vector<const bench::ScenarioInfo*> selected;
     if (scenario_ == "all") {
-      for (const auto& s : bench::AllScenarios()) todo.push_back(&s);
+      for (const auto& s : bench::AllScenarios()) selected.push_back(&s);
     } else if (const auto* s = bench::FindScenario(scenario_)) {
-      todo.push_back(s);
+      selected.push_back(s);
     } else {
       err << "mroce-cts: error: unknown scenario '" << scenario_ << "' (known: all";
       for (const auto& k : bench::AllScenarios()) err << ", " << k.name;
@@ -64,7 +64,7 @@ class BenchCommand : public Command {
     if (progress_) o.progress = &err;
     std::vector<bench::Report> reports;
     bool all_met = true;
-    for (const auto* s : todo) {
+    for (const auto* s : selected) {
       if (progress_) err << s->name << ":\n";
       reports.push_back(s->run(o));
       bench::PrintTable(reports.back(), out);
