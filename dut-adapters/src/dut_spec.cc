@@ -4,6 +4,7 @@
 #include "mroce/dut/reference_dut.h"
 #include "mroce/dut/rocev2_dut.h"
 #include "plugin_dut.h"
+#include "mroce/dut/process_dut.h"
 
 namespace mroce::dut {
 
@@ -13,10 +14,15 @@ Result<DutSpec> DutSpec::Parse(std::string_view text) {
   const size_t colon = text.find(':');
   spec.kind = std::string(text.substr(0, colon));
   if (spec.kind.empty()) {
-    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2, plugin)");
+    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2, plugin, process)");
   }
   if (colon == std::string_view::npos) return spec;
   std::string_view rest = text.substr(colon + 1);
+  // process:[options,]COMMAND: the command is free text (it may hold ',' and '='); ProcessDut parses it.
+  if (spec.kind == "process") {
+    spec.options.emplace_back("spec", std::string(rest));
+    return spec;
+  }
   if (rest.empty()) {
     return MakeError("dut.spec", "--dut '" + std::string(text) + "': nothing after ':' (expected key=value)");
   }
@@ -49,7 +55,7 @@ std::vector<std::string> DutSpec::Values(std::string_view key) const {
   return out;
 }
 
-std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2", "plugin"}; }
+std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2", "plugin", "process"}; }
 
 namespace {
 
@@ -102,6 +108,17 @@ Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
     }
     auto d = PluginDut::Create(path, plugin_options);
     if (!d.ok()) return MakeError(d.error().code, "--dut '" + spec.text + "': " + d.error().message);
+    return std::unique_ptr<Dut>(std::move(d).value());
+  }
+  if (spec.kind == "process") {
+    const std::vector<std::string> text = spec.Values("spec");
+    if (text.empty()) {
+      return MakeError("dut.spec", "--dut '" + spec.text + "': process needs a command: process:[net=A.B.C.D,][timeout_ms=N,]COMMAND");
+    }
+    auto o = ProcessDut::ParseSpec(text.front());
+    if (!o.ok()) return MakeError("dut.spec", "--dut '" + spec.text + "': " + o.error().message);
+    auto d = ProcessDut::Create(o.value());
+    if (!d.ok()) return d.error();
     return std::unique_ptr<Dut>(std::move(d).value());
   }
   std::string known;

@@ -174,6 +174,11 @@ class Dut {
   [[nodiscard]] virtual std::vector<Counter> Telemetry() const { return {}; }
   // Bytes of protocol state the device holds now, if it can tell.
   [[nodiscard]] virtual std::optional<uint64_t> StateBytes() const { return std::nullopt; }
+
+  // --- health ---
+  // Non-empty once the device itself has failed: it crashed, hung or broke its control protocol
+  // (live devices). The harness stops the case and gives it an ERROR verdict with this reason.
+  [[nodiscard]] virtual std::string Failure() const { return {}; }
 };
 
 }  // namespace mroce::dut

@@ -1,0 +1,133 @@
+// ProcessDut: a device under test that is a separate process speaking the JSON-lines control
+// protocol (docs/process-protocol.md) with MetaRoCE on kernel UDP sockets: mroce-refd, or a vendor's
+// host software driving its NIC.
+//
+//   --dut process:[net=A.B.C.D,][timeout_ms=N,][tick_us=N,]COMMAND ...
+//
+// COMMAND runs under /bin/sh -c in its own process group, one process per test case; its stdin and
+// stdout carry the protocol, its stderr goes to a file whose tail is quoted when it fails.
+//
+// Addresses: the fabric's host h has 10.0.0.(h+1); on the wire, plane p of host h is
+// net + 256 p + (h + 1) (default net: a 127.X.Y.0 block of the loopback, different for every case,
+// so runs may overlap), one subnet per plane as on a rail-optimised cluster. The DUT binds one
+// socket per plane; the harness binds one per peer and plane and one per UDP source port it sends
+// from, so path entropy, DSCP and ECN survive the kernel. At most 253 peers.
+//
+// Time: the process runs on its own clock. The harness paces its simulated clock to the wall clock
+// (it never runs ahead of it) and reads the process's frames and events every tick (tick_us).
+//
+// A process that exits, stops answering (timeout_ms per request) or writes anything that is not the
+// protocol makes Failure() non-empty with the reason and the tail of its stderr: the case is an
+// ERROR and the campaign goes on with a fresh process for the next case.
+#pragma once
+
+#include <sys/types.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mroce/dut/dut.h"
+#include "mroce/dut/udp_io.h"
+
+namespace mroce::dut {
+
+class ProcessDut final : public Dut {
+ public:
+  struct Options {
+    std::string command;
+    std::optional<wire::Ipv4Address> net;  // base of the on-wire addresses (default: a loopback block)
+    int timeout_ms = 5000;                  // per control request
+    int64_t tick_ns = 5000;                 // how often the process's output is read (simulated = wall)
+  };
+  // Parses the text after "process:" (options, then the command). Errors name the part.
+  [[nodiscard]] static Result<Options> ParseSpec(std::string_view text);
+  // Starts the process and says hello; errors carry the process's own words (stderr tail).
+  [[nodiscard]] static Result<std::unique_ptr<ProcessDut>> Create(const Options& options);
+  ~ProcessDut() override;
+
+  [[nodiscard]] std::string Identity() const override { return identity_; }
+  [[nodiscard]] Capabilities Caps() const override { return caps_; }
+  Status Start(const HostConfig& config, FrameSink* sink) override;
+
+  Result<Buffer> AllocBuffer(uint64_t length, uint32_t access) override;
+  Status WriteBuffer(uint32_t buffer_id, uint64_t offset, std::span<const uint8_t> bytes) override;
+  Result<std::vector<uint8_t>> ReadBuffer(uint32_t buffer_id, uint64_t offset, uint64_t length) override;
+
+  Result<OobInfo> PrepareConnection(uint32_t index, TimeNs now) override;
+  Result<ConnHandle> Connect(const PeerInfo& peer, TimeNs now) override;
+  Status Disconnect(ConnHandle conn, TimeNs now) override;
+  std::vector<ConnEvent> PollEvents() override;
+
+  Status PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
+                  uint64_t wr_id) override;
+  Status PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
+                  uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) override;
+  Status PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
+                   uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm,
+                   TimeNs now) override;
+  Status PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
+                  uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) override;
+  std::vector<Completion> PollCompletions() override;
+
+  void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) override;
+  [[nodiscard]] TimeNs NextDeadline() const override;
+  void OnTimer(TimeNs now) override;
+
+  [[nodiscard]] std::vector<Counter> Telemetry() const override;
+  [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
+  [[nodiscard]] std::string Failure() const override { return failure_; }
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  explicit ProcessDut(Options options) : options_(std::move(options)) {}
+  Status Spawn();
+  // Sends one request and waits for its reply (events read meanwhile are queued). A transport
+  // failure sets failure_; a reply with ok:false is returned as the DUT's error.
+  Result<nlohmann::json> Request(const std::string& op, nlohmann::json args = nlohmann::json::object()) const;
+  // Reads whatever the process wrote (non-blocking unless timeout_ms > 0); handles complete lines.
+  // Returns false once the process has failed.
+  bool ReadControl(int timeout_ms) const;
+  void HandleLine(std::string_view line) const;
+  void SetFailure(const std::string& why) const;
+  [[nodiscard]] std::string ExitText() const;
+  [[nodiscard]] std::string StderrTail() const;
+  void DrainData();
+  Result<UdpIo*> PeerIo(uint8_t plane, const wire::Ipv4Address& virtual_ip);
+  // On-wire address of a fabric address on a plane: net + plane * 256 + (host + 1).
+  [[nodiscard]] wire::Ipv4Address Real(uint8_t plane, const wire::Ipv4Address& virtual_ip) const;
+  // (plane, fabric address) of an on-wire address, if it is one of this case's.
+  [[nodiscard]] std::optional<std::pair<uint8_t, wire::Ipv4Address>> Virtual(const wire::Ipv4Address& real_ip) const;
+  [[nodiscard]] int64_t WallNs() const;
+
+  Options options_;
+  std::string identity_;
+  Capabilities caps_;
+  HostConfig config_;
+  FrameSink* sink_ = nullptr;
+  wire::Ipv4Address net_{};
+
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  std::string stderr_path_;
+  mutable std::string in_;
+  mutable uint64_t next_id_ = 1;
+  mutable std::map<uint64_t, nlohmann::json> replies_;
+  mutable std::vector<ConnEvent> events_;
+  mutable std::vector<Completion> completions_;
+  mutable std::string failure_;
+  mutable int exit_status_ = -1;  // waitpid status once reaped
+
+  std::map<uint32_t, std::unique_ptr<UdpIo>> peers_;  // by real address
+  int64_t wall0_ = 0;
+  TimeNs sim0_ = -1;
+  TimeNs next_tick_ = 0;
+};
+
+}  // namespace mroce::dut

@@ -1,0 +1,72 @@
+// Refd: the reference endpoint as a live daemon (mroce-refd).
+//
+// Control: JSON lines on `in_fd` (requests) and `out_fd` (replies, completion and connection
+// events), as docs/process-protocol.md specifies. Data: MetaRoCE over kernel UDP sockets (UdpIo),
+// one per plane, bound to the addresses the `start` request names (plane_ips). Planes are parallel
+// subnets: a peer's plane-p address is its plane-0 address plus (our plane-p address - our plane-0
+// address); the endpoint sees every peer by its plane-0 address, as in the simulated fabric. Time: CLOCK_MONOTONIC, nanoseconds since the
+// daemon started. One thread, one ppoll loop over the control input and the data socket, woken by
+// the endpoint's next deadline.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mroce/dut/reference_dut.h"
+#include "mroce/dut/udp_io.h"
+
+namespace mroce::refd {
+
+// Deliberate misbehaviour for the harness's own tests (a DUT that crashes, hangs or breaks its
+// control protocol mid-run): after `after_frames` received data frames.
+struct Fault {
+  enum class Kind { kNone, kCrash, kHang, kGarbage };
+  Kind kind = Kind::kNone;
+  uint64_t after_frames = 0;
+  // "crash-after-frames=N", "hang-after-frames=N", "garbage-after-frames=N".
+  static ref::Result<Fault> Parse(const std::string& text);
+};
+
+struct Options {
+  ref::Quirks quirks;
+  Fault fault;
+};
+
+class Refd final : public dut::FrameSink {
+ public:
+  explicit Refd(Options options);
+  ~Refd() override;
+
+  // Serves until the control input ends or a `quit` request; returns the exit status.
+  int Run(int in_fd, int out_fd);
+
+  // dut::FrameSink (frames the endpoint sends)
+  void Send(std::span<const uint8_t> frame, uint8_t plane) override;
+
+ private:
+  nlohmann::json Handle(const nlohmann::json& req);
+  void HandleLine(std::string_view line);
+  void OnDatagram(uint8_t plane, const dut::Datagram& d);
+  void FlushEvents();
+  void Write(const nlohmann::json& j);
+  void FlushOut();
+  [[nodiscard]] int64_t Now() const;
+
+  Options options_;
+  std::unique_ptr<dut::ReferenceDut> dut_;
+  std::vector<std::unique_ptr<dut::UdpIo>> udp_;  // one per plane
+  std::vector<uint32_t> plane_delta_;             // address of plane p minus address of plane 0
+  dut::HostConfig config_;
+  bool started_ = false;
+  bool quit_ = false;
+  int out_fd_ = -1;
+  std::string out_;
+  int64_t t0_ = 0;
+  uint64_t frames_rx_ = 0;
+  uint64_t send_errors_ = 0;
+};
+
+}  // namespace mroce::refd

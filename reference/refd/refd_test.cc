@@ -1,0 +1,243 @@
+// mroce-refd driven through the process adapter: the JSON-lines protocol, the UDP data plane on the
+// loopback, and what the harness sees when the process crashes, hangs or writes garbage.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+
+#include "mroce/dut/reference_dut.h"
+#include "mroce/dut/process_dut.h"
+
+namespace mroce::dut {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Refd(const std::string& args = "") { return std::string(MROCE_REFD_BIN) + (args.empty() ? "" : " " + args); }
+
+std::unique_ptr<ProcessDut> Spawn(const std::string& command, int timeout_ms = 5000) {
+  ProcessDut::Options o;
+  o.command = command;
+  o.timeout_ms = timeout_ms;
+  auto d = ProcessDut::Create(o);
+  EXPECT_TRUE(d.ok()) << d.error().message;
+  return d.ok() ? std::move(d).value() : nullptr;
+}
+
+HostConfig Host(uint8_t n) {
+  HostConfig h;
+  h.mac = {0x02, 0, 0, 0, 0, n};
+  h.ip = {10, 0, 0, n};
+  h.num_paths = 4;
+  h.num_planes = 1;
+  return h;
+}
+
+// The live DUT (host 1) and an in-process reference peer (host 2) joined by frame queues, driven
+// on the wall clock (the process runs on its own).
+class LiveWire {
+ public:
+  struct Queue final : FrameSink {
+    std::deque<std::vector<uint8_t>> q;
+    void Send(std::span<const uint8_t> f, uint8_t) override { q.emplace_back(f.begin(), f.end()); }
+  };
+  LiveWire() : t0_(Clock::now()) {}
+  TimeNs now() const { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count(); }
+  template <typename Pred>
+  bool Run(Dut& live, Dut& peer, Pred done, int64_t limit_ms) {
+    const auto until = Clock::now() + std::chrono::milliseconds(limit_ms);
+    while (!done()) {
+      if (Clock::now() > until || !live.Failure().empty()) return false;
+      const TimeNs t = now();
+      if (live.NextDeadline() <= t) live.OnTimer(t);
+      if (peer.NextDeadline() <= t) peer.OnTimer(t);
+      while (!to_peer.q.empty()) {
+        auto f = std::move(to_peer.q.front());
+        to_peer.q.pop_front();
+        peer.OnFrame(f, 0, now());
+      }
+      while (!to_live.q.empty()) {
+        auto f = std::move(to_live.q.front());
+        to_live.q.pop_front();
+        live.OnFrame(f, 0, now());
+      }
+    }
+    return true;
+  }
+  Queue to_peer;  // the live DUT's sink
+  Queue to_live;  // the peer's sink
+
+ private:
+  Clock::time_point t0_;
+};
+
+TEST(RefdTest, HelloReportsALiveDeviceWithPlanes) {
+  auto d = Spawn(Refd());
+  ASSERT_TRUE(d);
+  EXPECT_NE(d->Identity().find("mroce-refd"), std::string::npos) << d->Identity();
+  const Capabilities c = d->Caps();
+  EXPECT_FALSE(c.simulated_time);
+  EXPECT_EQ(c.max_planes, 8);
+  EXPECT_TRUE(c.Has("write"));
+  EXPECT_FALSE(c.Has("simulated_time"));
+  EXPECT_TRUE(d->Failure().empty());
+}
+
+TEST(RefdTest, WriteOverUdpSocketsLandsAndCompletes) {
+  auto live = Spawn(Refd());
+  ASSERT_TRUE(live);
+  LiveWire wire;
+  ReferenceDut peer;
+  ASSERT_TRUE(live->Start(Host(1), &wire.to_peer).ok());
+  ASSERT_TRUE(peer.Start(Host(2), &wire.to_live).ok());
+
+  auto src = live->AllocBuffer(20000, kAccessLocalWrite);
+  auto dst = peer.AllocBuffer(20000, kAccessLocalWrite | kAccessRemoteWrite);
+  ASSERT_TRUE(src.ok() && dst.ok()) << (src.ok() ? dst.error().message : src.error().message);
+  std::vector<uint8_t> pattern(20000);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 7 + 3);
+  ASSERT_TRUE(live->WriteBuffer(src.value().id, 0, pattern).ok());
+  auto back = live->ReadBuffer(src.value().id, 100, 1000);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(std::equal(back.value().begin(), back.value().end(), pattern.begin() + 100));
+
+  auto conn = live->Connect(PeerInfo{Host(2).mac, Host(2).ip, 4797, {}}, wire.now());
+  ASSERT_TRUE(conn.ok()) << conn.error().message;
+  bool established = false;
+  ASSERT_TRUE(wire.Run(*live, peer, [&] {
+    for (auto& e : live->PollEvents()) established = established || e.kind == ConnEventKind::kEstablished;
+    for (auto& e : peer.PollEvents()) (void)e;
+    return established;
+  }, 3000)) << live->Failure();
+
+  ASSERT_TRUE(live->PostWrite(conn.value(), 0, src.value().id, 0, 20000, dst.value().va, dst.value().rkey, 77,
+                              std::nullopt, wire.now()).ok());
+  std::vector<Completion> done;
+  ASSERT_TRUE(wire.Run(*live, peer, [&] {
+    for (auto& c : live->PollCompletions()) done.push_back(c);
+    return !done.empty();
+  }, 3000)) << live->Failure();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].wr_id, 77u);
+  EXPECT_EQ(done[0].status, OpStatus::kSuccess);
+  auto landed = peer.ReadBuffer(dst.value().id, 0, 20000);
+  ASSERT_TRUE(landed.ok());
+  EXPECT_EQ(landed.value(), pattern);
+
+  uint64_t udp_rx = 0, udp_tx = 0;
+  for (const auto& [name, v] : live->Telemetry()) {
+    if (name == "daemon.udp_rx") udp_rx = v;
+    if (name == "daemon.udp_tx") udp_tx = v;
+  }
+  EXPECT_GE(udp_tx, 6u) << "CONNECT_REQ and 5 data packets went out through the daemon's sockets";
+  EXPECT_GE(udp_rx, 2u) << "CONNECT_ACK and ACKs came in through them";
+  ASSERT_TRUE(live->StateBytes().has_value());
+  EXPECT_TRUE(live->Failure().empty());
+}
+
+TEST(RefdTest, ARefusedCallIsTheDevicesAnswerNotAFailure) {
+  auto d = Spawn(Refd());
+  ASSERT_TRUE(d);
+  LiveWire wire;
+  ASSERT_TRUE(d->Start(Host(1), &wire.to_peer).ok());
+  auto r = d->ReadBuffer(99, 0, 10);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(d->Failure().empty()) << d->Failure();
+  auto again = d->Start(Host(1), &wire.to_peer);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("already started"), std::string::npos) << again.error().message;
+}
+
+TEST(RefdTest, AProcessThatExitsAtOnceIsNamedWithItsStatusAndStderr) {
+  ProcessDut::Options o;
+  o.command = "echo 'cannot open the NIC' >&2; exit 3";
+  auto d = ProcessDut::Create(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("exited with status 3"), std::string::npos) << d.error().message;
+  EXPECT_NE(d.error().message.find("cannot open the NIC"), std::string::npos) << d.error().message;
+}
+
+TEST(RefdTest, AProcessThatNeverAnswersTimesOut) {
+  ProcessDut::Options o;
+  o.command = "sleep 30";
+  o.timeout_ms = 300;
+  const auto t0 = Clock::now();
+  auto d = ProcessDut::Create(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("did not answer 'hello' within 300 ms"), std::string::npos) << d.error().message;
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3)) << "the hung process must be killed, not waited for";
+}
+
+TEST(RefdTest, GarbageOnTheControlChannelBreaksTheProtocol) {
+  ProcessDut::Options o;
+  o.command = "echo 'Welcome to VendorNIC shell'; sleep 30";
+  auto d = ProcessDut::Create(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("broke the control protocol: not JSON: 'Welcome to VendorNIC shell'"), std::string::npos)
+      << d.error().message;
+}
+
+// Starts a live DUT that misbehaves after a few frames and drives a write into it until it fails.
+std::string RunUntilFailure(const std::string& fault, int timeout_ms) {
+  auto live = Spawn(Refd("--fault " + fault), timeout_ms);
+  if (!live) return "spawn failed";
+  LiveWire wire;
+  ReferenceDut peer;
+  EXPECT_TRUE(live->Start(Host(1), &wire.to_peer).ok());
+  EXPECT_TRUE(peer.Start(Host(2), &wire.to_live).ok());
+  auto src = peer.AllocBuffer(64000, kAccessLocalWrite);
+  auto dst = live->AllocBuffer(64000, kAccessLocalWrite | kAccessRemoteWrite);
+  EXPECT_TRUE(src.ok() && dst.ok());
+  auto conn = peer.Connect(PeerInfo{Host(1).mac, Host(1).ip, 4797, {}}, wire.now());
+  EXPECT_TRUE(conn.ok());
+  bool established = false;
+  wire.Run(*live, peer, [&] {
+    for (auto& e : peer.PollEvents()) established = established || e.kind == ConnEventKind::kEstablished;
+    return established;
+  }, 2000);
+  if (established) {
+    EXPECT_TRUE(peer.PostWrite(conn.value(), 0, src.value().id, 0, 64000, dst.value().va, dst.value().rkey, 1,
+                               std::nullopt, wire.now()).ok());
+    wire.Run(*live, peer, [&] { return false; }, 1500);
+  }
+  if (live->Failure().empty()) (void)live->Telemetry();  // a hung process shows on the next request
+  EXPECT_EQ(live->NextDeadline(), kNever) << "a failed device asks for no more time";
+  return live->Failure();
+}
+
+TEST(RefdTest, ACrashMidRunIsAFailureNamingTheSignal) {
+  const std::string f = RunUntilFailure("crash-after-frames=3", 2000);
+  EXPECT_NE(f.find("was killed by signal 6"), std::string::npos) << f;
+  EXPECT_NE(f.find("crash-after-frames=3: aborting now"), std::string::npos) << f;
+}
+
+TEST(RefdTest, AHangMidRunIsAFailureAfterTheTimeout) {
+  const std::string f = RunUntilFailure("hang-after-frames=3", 400);
+  EXPECT_NE(f.find("within 400 ms (hung?)"), std::string::npos) << f;
+}
+
+TEST(RefdTest, GarbageMidRunIsAFailure) {
+  const std::string f = RunUntilFailure("garbage-after-frames=3", 2000);
+  EXPECT_NE(f.find("broke the control protocol: not JSON"), std::string::npos) << f;
+}
+
+TEST(ProcessSpecTest, OptionsComeBeforeTheCommand) {
+  auto o = ProcessDut::ParseSpec("net=10.77.0.0,timeout_ms=250,tick_us=20,ip netns exec dut mroce-refd --quirk a,b=c");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  ASSERT_TRUE(o.value().net.has_value());
+  EXPECT_EQ((*o.value().net)[1], 77);
+  EXPECT_EQ(o.value().timeout_ms, 250);
+  EXPECT_EQ(o.value().tick_ns, 20000);
+  EXPECT_EQ(o.value().command, "ip netns exec dut mroce-refd --quirk a,b=c");
+  EXPECT_EQ(ProcessDut::ParseSpec("mroce-refd").value().command, "mroce-refd");
+  auto bad = ProcessDut::ParseSpec("net=10.77.0,mroce-refd");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("net=10.77.0"), std::string::npos) << bad.error().message;
+  auto none = ProcessDut::ParseSpec("timeout_ms=100,");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no command"), std::string::npos);
+  EXPECT_FALSE(ProcessDut::ParseSpec("timeout_ms=0,x").ok());
+}
+
+}  // namespace
+}  // namespace mroce::dut
