@@ -85,6 +85,7 @@ class Runner : public sim::EventHandler {
   Runner(const harness::Case& c, const SessionOptions& o) : case_(c), opt_(o) {}
 
   RunRecord Run();
+  RunRecord RunSteps();
   void OnEvent(Time now, uint64_t arg) override { SampleTelemetry(now); }
 
  private:
@@ -99,6 +100,8 @@ class Runner : public sim::EventHandler {
   void Fail(std::string msg) {
     if (rec_.dut_error.empty()) rec_.dut_error = std::move(msg);
   }
+  // The DUT itself failed (crashed, hung, broke its control protocol): stop waiting for it.
+  bool Broken() const { return !devs_.empty() && !devs_[0]->Failure().empty(); }
 
   const harness::Case& case_;
   const SessionOptions& opt_;
@@ -348,7 +351,7 @@ bool Runner::Connect() {
                 }
               }
             }
-            return orig_up && resp_up;
+            return (orig_up && resp_up) || Broken();
           },
           Time::FromNanos(std::min(deadline_ns_, now + connect_limit)));
       pc.established = orig_up && resp_up;
@@ -534,6 +537,12 @@ void Runner::VerifyData() {
 }
 
 RunRecord Runner::Run() {
+  RunRecord rec = RunSteps();
+  if (!devs_.empty()) rec.dut_failure = devs_[0]->Failure();
+  return rec;
+}
+
+RunRecord Runner::RunSteps() {
   const int64_t rtt = std::max<int64_t>(case_.topology.rtt_ns, 8);
   deadline_ns_ = case_.timeouts.total.ToNanoseconds(rtt);
   if (!Setup()) return std::move(rec_);
@@ -549,7 +558,7 @@ RunRecord Runner::Run() {
   rec_.all_completed = sim_.RunUntil(
       [&] {
         Poll();
-        return expected_done_ == expected_.size();
+        return expected_done_ == expected_.size() || Broken();
       },
       Time::FromNanos(std::max(deadline_ns_, sim_.Now().nanos())));
   if (!rec_.all_completed) rec_.workload_end_ns = sim_.Now().nanos();
@@ -559,7 +568,7 @@ RunRecord Runner::Run() {
   const Time quiet_end = sim_.Now() + sim::Duration::Nanos(quiesce);
   auto idle = [&] {
     Poll();
-    return false;
+    return Broken();
   };
   // MROCE-LIM-007: the DUT's state is sampled 1 ms after traffic stopped (the workload ended and
   // no frame moved since), if the quiesce lasts that long; late frames push the sample back.
@@ -631,6 +640,11 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
       return t;
     }
     const dut::Capabilities caps = probe.value()->Caps();
+    if (c.style == harness::Style::kScripted && !caps.simulated_time) {
+      t.verdict = harness::Verdict::kSkip;
+      t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
+      return t;
+    }
     for (const std::string& need : c.requires_caps) {
       if (!caps.Has(need)) {
         t.verdict = harness::Verdict::kSkip;
@@ -645,7 +659,10 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     t.evidence.push_back(rec.pcap);
     t.evidence.push_back("evidence/" + c.id + ".trace.jsonl");
   }
-  if (!rec.setup_error.empty()) {
+  if (!rec.dut_failure.empty()) {
+    t.verdict = harness::Verdict::kError;
+    t.reason = rec.dut_failure;
+  } else if (!rec.setup_error.empty()) {
     t.verdict = harness::Verdict::kError;
     t.reason = rec.setup_error;
   } else {

@@ -94,6 +94,7 @@ struct RunRecord {
   std::string pcap;               // Run-relative path of the DUT-side pcap ("" when not written).
   std::string setup_error;        // Non-empty: the harness could not set the case up (ERROR).
   std::string dut_error;          // Non-empty: the DUT refused a control call (judged by checks).
+  std::string dut_failure;        // Non-empty: the DUT crashed, hung or broke its protocol (ERROR).
   FabricStats fabric;             // Filled when the run got past setup.
   // DUT protocol state (Dut::StateBytes) once connected and before any operation was posted, and
   // again 1 ms (state_after_delay_ns) after traffic stopped: the workload ended and no frame moved.
