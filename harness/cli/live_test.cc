@@ -1,0 +1,133 @@
+// `mroce-cts run --dut process:...` against mroce-refd: the live-capable cases give the verdicts of
+// the simulation, and a DUT process that crashes, hangs or never starts gives ERROR verdicts with the
+// reason while the campaign goes on and the run directory is complete.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int status = -1;
+  std::string out;
+};
+
+Output Cts(const std::string& args) {
+  Output o;
+  const std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+nlohmann::json Report(const fs::path& dir) {
+  std::ifstream f(dir / "report.json");
+  return nlohmann::json::parse(f);
+}
+
+class Live : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("mroce_live_test_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  std::string Dut(const std::string& opts_and_args) const {
+    return "'process:" + opts_and_args + "'";
+  }
+  fs::path root_;
+  const std::string refd_ = MROCE_REFD_BIN;
+  const std::string suite_ = MROCE_SUITE;
+};
+
+TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
+  const Output sim = Cts("run -q --suite " + suite_ + " --out " + (root_ / "sim").string());
+  ASSERT_EQ(sim.status, 0) << sim.out;
+  const Output live = Cts("run -q --suite " + suite_ + " --dut " + Dut(refd_) + " --out " + (root_ / "live").string());
+  ASSERT_EQ(live.status, 0) << live.out;
+  std::map<std::string, std::string> sim_verdict;
+  const nlohmann::json sim_report = Report(root_ / "sim"), live_report = Report(root_ / "live");
+  for (const auto& t : sim_report["tests"]) sim_verdict[t["id"]] = t["verdict"];
+  int ran = 0, skipped = 0;
+  for (const auto& t : live_report["tests"]) {
+    const std::string id = t["id"], verdict = t["verdict"];
+    if (verdict == "skip") {
+      ++skipped;
+      const std::string reason = t["reason"];
+      EXPECT_TRUE(reason.find("simulated clock") != std::string::npos || reason.find("simulated_time") != std::string::npos)
+          << id << ": skipped for another reason: " << reason;
+      continue;
+    }
+    ++ran;
+    EXPECT_EQ(verdict, sim_verdict[id]) << id << ": " << t.value("reason", "");
+  }
+  EXPECT_GE(ran, 30) << "the live-capable part of the suite shrank";
+  EXPECT_EQ(ran + skipped, static_cast<int>(sim_verdict.size()));
+  EXPECT_NE(live_report["dut"].dump().find("mroce-refd"), std::string::npos);
+}
+
+TEST_F(Live, ACrashingDutIsAnErrorPerCaseAndTheCampaignGoesOn) {
+  const Output o = Cts("run --suite " + suite_ + " --filter 'multipath.e2e.*' --dut " +
+                       Dut(refd_ + " --fault crash-after-frames=10") + " --out " + root_.string());
+  EXPECT_EQ(o.status, 3) << o.out;  // ERROR verdicts: exit status 3
+  const nlohmann::json r = Report(root_);
+  int errors = 0;
+  for (const auto& t : r["tests"]) {
+    if (t["verdict"] == "skip") continue;
+    EXPECT_EQ(t["verdict"], "error") << t["id"];
+    const std::string reason = t.value("reason", "");
+    EXPECT_NE(reason.find("was killed by signal 6"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("crash-after-frames=10: aborting now"), std::string::npos) << reason;
+    ++errors;
+  }
+  EXPECT_GE(errors, 3) << "every multipath e2e case ran, each with its own fresh process";
+  EXPECT_TRUE(fs::exists(root_ / "junit.xml"));
+  EXPECT_TRUE(fs::exists(root_ / "report.html"));
+}
+
+TEST_F(Live, AHungDutTimesOutAndAGarblingOneBreaksTheProtocol) {
+  const Output hang = Cts("run --suite " + suite_ + " --filter 'multipath.e2e.spray-sender' --dut " +
+                          Dut("timeout_ms=300," + refd_ + " --fault hang-after-frames=5") + " --out " + (root_ / "h").string());
+  EXPECT_EQ(hang.status, 3) << hang.out;
+  const nlohmann::json hr = Report(root_ / "h");
+  const auto& h = hr["tests"][0];
+  EXPECT_EQ(h["verdict"], "error");
+  EXPECT_NE(h.value("reason", "").find("within 300 ms (hung?)"), std::string::npos) << h.dump();
+
+  const Output garbage = Cts("run --suite " + suite_ + " --filter 'multipath.e2e.spray-sender' --dut " +
+                             Dut(refd_ + " --fault garbage-after-frames=5") + " --out " + (root_ / "g").string());
+  EXPECT_EQ(garbage.status, 3) << garbage.out;
+  const nlohmann::json gr = Report(root_ / "g");
+  const auto& g = gr["tests"][0];
+  EXPECT_EQ(g["verdict"], "error");
+  EXPECT_NE(g.value("reason", "").find("broke the control protocol: not JSON"), std::string::npos) << g.dump();
+}
+
+TEST_F(Live, ADutThatCannotStartStopsTheRunBeforeItBeginsNamingWhy) {
+  // The run opens the DUT once to name it in the report; a process that cannot even say hello is
+  // reported then, with its exit status and its own words, before any case runs.
+  const Output o = Cts("run --suite " + suite_ + " --filter 'multipath.e2e.*' --dut " +
+                       Dut("echo \"no such device: mlx9_0\" >&2; exit 4") + " --out " + root_.string());
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find("exited with status 4"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no such device: mlx9_0"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(root_ / "report.json"));
+}
+
+}  // namespace
