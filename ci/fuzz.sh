@@ -8,7 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build-fuzz}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
-FUZZERS="${FUZZERS:-fuzz_parse_frame fuzz_parse_meta fuzz_parse_roce}"
+FUZZERS="${FUZZERS:-fuzz_parse_frame fuzz_parse_meta fuzz_parse_roce fuzz_process_line}"
 CORPUS_ROOT="$BUILD_DIR/fuzz-corpus"
 ARTIFACTS="$BUILD_DIR/fuzz-artifacts"
 
@@ -46,12 +46,16 @@ for f in sorted(vec.glob("*.hex")):
             (dirs[target] / f"seed-{n}").write_bytes(payload)
 print(f"seeded corpora from {n} vectors")
 PY
+# Control-channel lines a DUT process writes (replies and events).
+mkdir -p "$CORPUS_ROOT/fuzz_process_line"
+cp "$ROOT"/dut-adapters/fuzz/corpus/*.json "$CORPUS_ROOT/fuzz_process_line/"
 
 mkdir -p "$ARTIFACTS"
 status=0
 for fz in $FUZZERS; do
   echo "=== $fz for ${FUZZ_SECONDS}s"
-  if ! "$BUILD_DIR/reference/wire/$fz" "$CORPUS_ROOT/$fz" \
+  bin=$(find "$BUILD_DIR" -type f -name "$fz" -perm -u+x | head -1)
+  if ! "$bin" "$CORPUS_ROOT/$fz" \
       -max_total_time="$FUZZ_SECONDS" -max_len=9200 \
       -artifact_prefix="$ARTIFACTS/$fz-" -print_final_stats=1 2>"$BUILD_DIR/$fz.log"; then
     echo "!!! $fz failed; see $BUILD_DIR/$fz.log and $ARTIFACTS/"

@@ -530,12 +530,14 @@ void ProcessDut::DrainData() {
   for (auto& [addr, io] : peers_) {
     const auto where = Virtual(io->ip());
     if (!where) continue;
-    const auto& [plane, peer] = *where;
+    const uint8_t plane = where->first;
+    const wire::Ipv4Address peer = where->second;
     const wire::Ipv4Address dut_real = Real(plane, config_.ip);
+    const uint16_t port = io->port();
     io->Receive([&](const Datagram& d) {
       if (d.src != dut_real || sink_ == nullptr) return;  // not from the DUT's port on this plane
       const wire::MacAddress peer_mac{0x02, 0, 0, 0, peer[2], peer[3]};
-      const std::vector<uint8_t> frame = FrameFor(config_.mac, peer_mac, config_.ip, peer, d.sport, io->port(), d.tos, d.payload);
+      const std::vector<uint8_t> frame = FrameFor(config_.mac, peer_mac, config_.ip, peer, d.sport, port, d.tos, d.payload);
       sink_->Send(frame, plane);
     });
   }
