@@ -146,6 +146,8 @@ BenchRow RunOne(const std::string& name, const std::string& description, const h
 
 }  // namespace
 
+size_t BenchFrameSize() { return BenchFrame().size(); }
+
 harness::ImpairmentProfile BenchAllStagesProfile() {
   harness::ImpairmentProfile prof;
   auto add = [&](const char* kind, nlohmann::json params) {

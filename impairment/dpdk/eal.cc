@@ -166,11 +166,14 @@ void ClosePort(uint16_t port) {
   if (g_vdevs.erase(name) > 0) rte_eal_hotplug_remove("vdev", name.c_str());
 }
 
-TscClock::TscClock() : start_(rte_rdtsc()), hz_(rte_get_tsc_hz()) {}
+TscClock::TscClock() : start_(rte_rdtsc()), hz_(rte_get_tsc_hz()) {
+  // ns = ticks * 1e9 / hz as a 32.32 fixed-point multiply (no division per call).
+  mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000u) << 32) / hz_);
+}
 
 int64_t TscClock::NowNs() const {
   const unsigned __int128 d = rte_rdtsc() - start_;
-  return static_cast<int64_t>(d * 1'000'000'000u / hz_);
+  return static_cast<int64_t>((d * mult_) >> 32);
 }
 
 }  // namespace mroce::impairment::dpdk

@@ -48,6 +48,8 @@ struct TestpmdResult {
   std::string note;         // Why it did not run / how the figure was read.
 };
 
+// Bytes of the frame the bench circulates (a MetaRoCE WRITE with a 16-byte payload).
+[[nodiscard]] size_t BenchFrameSize();
 // The "all stages on" profile of the bench.
 [[nodiscard]] harness::ImpairmentProfile BenchAllStagesProfile();
 

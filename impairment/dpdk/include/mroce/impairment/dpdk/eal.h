@@ -41,6 +41,7 @@ class TscClock {
  private:
   uint64_t start_;
   uint64_t hz_;
+  uint64_t mult_;
 };
 
 }  // namespace mroce::impairment::dpdk
