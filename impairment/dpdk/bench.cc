@@ -265,7 +265,7 @@ TestpmdResult RunTestpmd(const BenchOptions& o) {
   std::string output;
   const auto start = std::chrono::steady_clock::now();
   // Long enough for EAL start plus the warm-up sample plus `seconds` samples.
-  const auto limit = std::chrono::milliseconds(static_cast<int64_t>((o.seconds + 3.0) * 1000));
+  const auto limit = std::chrono::milliseconds(static_cast<int64_t>((o.seconds + 4.0) * 1000));
   bool eof = false;
   while (!eof && std::chrono::steady_clock::now() - start < limit) {
     pollfd p{fds[0], POLLIN, 0};
