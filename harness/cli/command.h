@@ -31,5 +31,6 @@ std::unique_ptr<Command> MakeDecodeCommand();
 std::unique_ptr<Command> MakeRunCommand();
 std::unique_ptr<Command> MakeBenchCommand();
 std::unique_ptr<Command> MakeSelftestCommand();
+std::unique_ptr<Command> MakeImpairCommand();
 
 }  // namespace mroce::cli

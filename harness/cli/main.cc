@@ -27,6 +27,8 @@ const mroce::cli::CommandInfo kCommands[] = {
     {"decode", "Decode every frame of a pcap with the MetaRoCE codec", mroce::cli::MakeDecodeCommand},
     {"bench", "Benchmark scenarios (resilience, incast, planes, failover, scale; MetaRoCE vs RoCEv2)",
      mroce::cli::MakeBenchCommand},
+    {"impair", "Live impairment between two DPDK ports (bump in the wire); --bench: Mpps beside dpdk-testpmd",
+     mroce::cli::MakeImpairCommand},
 };
 
 }  // namespace

@@ -389,6 +389,32 @@ class CaseParser {
     Scalar(n, path, ParseDuration, out);
   }
 
+  // A base RTT: a positive duration with a time unit.
+  void ParseRtt(const YAML::Node& n, const std::string& path, int64_t* rtt_ns) {
+    Duration d;
+    size_t before = errors_->size();
+    DurationAt(n, path, &d);
+    if (errors_->size() != before) return;
+    if (d.unit == Duration::Unit::kRtt) {
+      r_.Error(n, path, "the base RTT needs a time unit, e.g. 10us");
+    } else if (d.value <= 0) {
+      r_.Error(n, path, "must be positive");
+    } else {
+      *rtt_ns = d.ToNanoseconds(0);
+    }
+  }
+
+  // An impairment profile: `impairments:` (a case's item syntax) and optional `rtt:`.
+ public:
+  ImpairmentProfile ParseProfile(const YAML::Node& root) {
+    ImpairmentProfile prof;
+    if (!r_.Map(root, "", {"impairments", "rtt"}, {"impairments"})) return prof;
+    if (root["rtt"]) ParseRtt(root["rtt"], "rtt", &prof.rtt_ns);
+    if (root["impairments"]) ParseImpairments(root["impairments"], &prof.impairments);
+    return prof;
+  }
+
+ private:
   void ParseTopology(const YAML::Node& n, Topology* t) {
     if (!r_.Map(n, "topology", {"planes", "spines", "paths", "link_rate", "spine_link_rate", "rtt", "mtu"})) return;
     if (n["planes"]) if (auto v = r_.Int(n["planes"], "topology.planes", 1, 64)) t->planes = static_cast<int>(*v);
@@ -396,21 +422,7 @@ class CaseParser {
     if (n["paths"]) if (auto v = r_.Int(n["paths"], "topology.paths", 1, 256)) t->paths = static_cast<int>(*v);
     if (n["link_rate"]) Scalar(n["link_rate"], "topology.link_rate", ParseRate, &t->link_rate_bps);
     if (n["spine_link_rate"]) Scalar(n["spine_link_rate"], "topology.spine_link_rate", ParseRate, &t->spine_link_rate_bps);
-    if (n["rtt"]) {
-      Duration d;
-      std::string path = "topology.rtt";
-      size_t before = errors_->size();
-      DurationAt(n["rtt"], path, &d);
-      if (errors_->size() == before) {
-        if (d.unit == Duration::Unit::kRtt) {
-          r_.Error(n["rtt"], path, "the base RTT needs a time unit, e.g. 10us");
-        } else if (d.value <= 0) {
-          r_.Error(n["rtt"], path, "must be positive");
-        } else {
-          t->rtt_ns = d.ToNanoseconds(0);
-        }
-      }
-    }
+    if (n["rtt"]) ParseRtt(n["rtt"], "topology.rtt", &t->rtt_ns);
     if (n["mtu"]) Scalar(n["mtu"], "topology.mtu", ParseSize, &t->mtu_bytes);
   }
 
@@ -739,6 +751,39 @@ LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& opti
   std::ostringstream text;
   text << in.rdbuf();
   return LoadCaseString(text.str(), path, options);
+}
+
+LoadResult<ImpairmentProfile> LoadImpairmentProfileString(std::string_view yaml, const std::string& file_name,
+                                                          const LoaderOptions& options) {
+  LoadResult<ImpairmentProfile> out;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{file_name, e.mark.is_null() ? 0 : e.mark.line + 1,
+                         e.mark.is_null() ? 0 : e.mark.column + 1};
+    out.errors.push_back({where, "", "YAML syntax error: " + e.msg});
+    return out;
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    out.errors.push_back({{file_name, 1, 1}, "", "empty impairment profile (expected a mapping with 'impairments:')"});
+    return out;
+  }
+  CaseParser parser(file_name, options, &out.errors);
+  out.value = parser.ParseProfile(root);
+  return out;
+}
+
+LoadResult<ImpairmentProfile> LoadImpairmentProfileFile(const std::string& path, const LoaderOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult<ImpairmentProfile> out;
+    out.errors.push_back({{path, 0, 0}, "", "cannot read file"});
+    return out;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return LoadImpairmentProfileString(text.str(), path, options);
 }
 
 LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOptions& options) {

@@ -73,6 +73,10 @@ struct Packet {
   bool ce_marked = false;  // CE set by the fabric.
   bool corrupted = false;
   uint32_t ecmp_hash = 0;  // Fabric: CRC-32 of the 5-tuple (see fabric.h).
+  // Opaque handle of the driver that fed the packet in (the DPDK bridge: the rte_mbuf the frame
+  // arrived in, reused on transmit). Stages never read it; a copy (duplicate) copies it too, so
+  // the driver treats it as owned by the original only (is_duplicate == false).
+  void* opaque = nullptr;
 
   // Fate log: the first kMaxNotes notes are kept inline (no allocation); later ones are counted.
   static constexpr int kMaxNotes = 6;
@@ -100,6 +104,7 @@ struct Packet {
     is_duplicate = ce_marked = corrupted = false;
     num_notes = notes_dropped = 0;
     ecmp_hash = 0;
+    opaque = nullptr;
     info_.parsed = false;
   }
   // "dropped by loss@x, marked by q3" style summary of the fate log.

@@ -31,6 +31,19 @@ struct LoaderOptions {
                                               const LoaderOptions& options = {});
 [[nodiscard]] LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& options = {});
 
+// An impairment profile (`mroce-cts impair --profile`): a mapping with `impairments:`, a list with
+// exactly the item syntax of a case's `impairments:` (stage, name, match, params, schedule), and an
+// optional `rtt:` (a duration with a time unit) giving the RTT that durations in RTTs mean (default
+// 10us, as for a case without topology.rtt). Errors name file:line:column and the key path.
+struct ImpairmentProfile {
+  std::vector<ImpairmentSpec> impairments;
+  int64_t rtt_ns = Topology{}.rtt_ns;
+};
+[[nodiscard]] LoadResult<ImpairmentProfile> LoadImpairmentProfileString(std::string_view yaml, const std::string& file_name,
+                                                                        const LoaderOptions& options = {});
+[[nodiscard]] LoadResult<ImpairmentProfile> LoadImpairmentProfileFile(const std::string& path,
+                                                                      const LoaderOptions& options = {});
+
 // Every *.yaml / *.yml under `dir` (recursively; hidden entries skipped), sorted by case id.
 // Duplicate ids are an error naming both files.
 [[nodiscard]] LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir,

@@ -1,0 +1,327 @@
+// `mroce-cts impair`: live impairment between two DPDK ports (a bump in the wire), the same stage
+// code and statistics as the simulated fabric, driven by mbuf bursts (impairment/dpdk).
+//
+//   mroce-cts impair --eal "..." --port0 PORT --port1 PORT --profile FILE.yaml [--seed N]
+//                    [--stats-interval 1s] [--duration T] [--burst N]
+//   mroce-cts impair --bench [--quick] [--json FILE] [--eal "..."] [--testpmd PATH|none]
+//
+// Frames received on port0 travel dut->peer and leave on port1; frames received on port1 travel
+// peer->dut and leave on port0. Live counters every --stats-interval; SIGINT/SIGTERM stop the loop,
+// drain the pipelines, print the final statistics, close the ports and exit 0.
+// Exit 2 on bad flags, profiles, EAL arguments or ports; 3 when built without DPDK.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "mroce/harness/case_loader.h"
+#include "mroce/harness/expectations.h"
+
+#ifdef MROCE_HAVE_DPDK
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+#include "mroce/impairment/dpdk/bench.h"
+#include "mroce/impairment/dpdk/bridge.h"
+#include "mroce/impairment/dpdk/eal.h"
+#include "mroce/impairment/dpdk/profile.h"
+#endif
+
+namespace mroce::cli {
+namespace {
+
+#ifdef MROCE_HAVE_DPDK
+volatile sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+std::string Fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof(b), f, v);
+  return b;
+}
+#endif
+
+class ImpairCommand : public Command {
+ public:
+  void Configure(CLI::App& sub) override {
+    sub.add_option("--eal", eal_, "DPDK EAL arguments, one string (default: --no-huge --no-pci -m 512)");
+    sub.add_option("--port0", port0_, "DUT-side port (vdev spec such as net_ring0 or net_af_packet0,iface=veth0, or a "
+                                      "PCI address): frames received here travel dut->peer and leave on port1");
+    sub.add_option("--port1", port1_, "Peer-side port: frames received here travel peer->dut and leave on port0");
+    sub.add_option("--profile", profile_, "Impairment profile (YAML: impairments: [...] as in a case, optional rtt:)");
+    sub.add_option("--seed", seed_, "Seed of the stages' random draws")->capture_default_str();
+    sub.add_option("--stats-interval", interval_, "Print live counters this often (e.g. 1s, 500ms; 0 = never)")
+        ->capture_default_str();
+    sub.add_option("--duration", duration_, "Stop after this long (e.g. 10s; default: until SIGINT/SIGTERM)");
+    sub.add_option("--burst", burst_, "RX burst size (1..256)")->capture_default_str();
+    sub.add_option("--pool-size", pool_size_, "mbufs in the pool")->capture_default_str();
+    sub.add_flag("--bench", bench_, "Measure Mpps on a net_ring loop (stages off / all on) beside dpdk-testpmd");
+    sub.add_flag("--quick", quick_, "--bench: short runs (smoke test; figures are not the published ones)");
+    sub.add_option("--json", json_, "--bench: write the figures as JSON to FILE");
+    sub.add_option("--testpmd", testpmd_, "--bench: dpdk-testpmd binary, or 'none' to skip it")->capture_default_str();
+    sub.add_option("--testpmd-lcores", testpmd_lcores_, "--bench: testpmd's -l (main + forwarding lcore)")
+        ->capture_default_str();
+    sub.add_option("--bench-seconds", bench_seconds_, "--bench: measured seconds per configuration")
+        ->capture_default_str();
+  }
+
+#ifndef MROCE_HAVE_DPDK
+  int Run(std::ostream& out, std::ostream& err) override {
+    err << "mroce-cts: error: 'impair' was not built: DPDK (libdpdk, found through pkg-config) was not available "
+           "when mroce-cts was configured, or MROCE_DPDK=OFF. Install libdpdk-dev and reconfigure with -DMROCE_DPDK=ON.\n";
+    return harness::kExitHarnessError;
+  }
+#else
+  int Run(std::ostream& out, std::ostream& err) override {
+    auto usage = [&](const std::string& msg) {
+      err << "mroce-cts impair: error: " << msg << "\n";
+      return harness::kExitUsage;
+    };
+    if (burst_ < 1 || burst_ > impairment::dpdk::Bridge::kMaxBurst) return usage("--burst must be in 1..256");
+    if (pool_size_ < 1024) return usage("--pool-size must be at least 1024");
+    if (bench_) {
+      if (!port0_.empty() || !port1_.empty() || !profile_.empty()) {
+        return usage("--bench makes its own net_ring ports and profile: do not give --port0/--port1/--profile");
+      }
+      if (bench_seconds_ <= 0) return usage("--bench-seconds must be positive");
+    } else {
+      if (quick_ || !json_.empty()) return usage("--quick and --json go with --bench");
+      if (port0_.empty()) return usage("--port0 is required (e.g. --port0 net_ring0)");
+      if (port1_.empty()) return usage("--port1 is required (e.g. --port1 net_ring1)");
+      if (port0_ == port1_) return usage("--port0 and --port1 must be different ports");
+      if (profile_.empty()) return usage("--profile is required (a YAML file with impairments: [...])");
+    }
+    int64_t interval_ns = 0, duration_ns = 0;
+    if (!ParseTime(interval_, "--stats-interval", &interval_ns, err)) return harness::kExitUsage;
+    if (!duration_.empty() && !ParseTime(duration_, "--duration", &duration_ns, err)) return harness::kExitUsage;
+    if (!duration_.empty() && duration_ns <= 0) return usage("--duration must be positive");
+
+    harness::ImpairmentProfile profile;
+    if (!bench_) {
+      std::string e;
+      if (!impairment::dpdk::LoadProfile(profile_, &profile, &e)) {
+        err << "mroce-cts impair: error: bad profile:\n" << e << "\n";
+        return harness::kExitUsage;
+      }
+      // Build once here so that parameter errors are usage errors before the EAL starts.
+      sim::Simulator probe_sim;
+      impairment::Pipeline probe(&probe_sim, "probe");
+      for (auto d : {impairment::Direction::kDutToPeer, impairment::Direction::kPeerToDut}) {
+        if (!impairment::dpdk::AddProfileStages(profile, d, seed_, &probe, &e)) {
+          err << "mroce-cts impair: error: bad profile: " << e << "\n";
+          return harness::kExitUsage;
+        }
+      }
+    }
+
+    std::vector<std::string> eal = impairment::dpdk::SplitArgs(eal_.empty() ? "--no-huge --no-pci -m 512" : eal_);
+    bool has_prefix = false;
+    for (const std::string& a : eal) has_prefix = has_prefix || a.rfind("--file-prefix", 0) == 0 || a == "--in-memory";
+    if (!has_prefix) {
+      eal.push_back("--file-prefix");
+      eal.push_back("mroce-impair-" + std::to_string(getpid()));
+    }
+    std::string e;
+    if (!impairment::dpdk::InitEal("mroce-cts", eal, &e)) return usage(e);
+    rte_mempool* pool = impairment::dpdk::CreatePool("mroce_impair", pool_size_, &e);
+    if (pool == nullptr) {
+      impairment::dpdk::CleanupEal();
+      return usage(e);
+    }
+    int rc = bench_ ? RunBench(pool, out, err) : RunBridge(profile, pool, interval_ns, duration_ns, out, err);
+    rte_mempool_free(pool);
+    impairment::dpdk::CleanupEal();
+    return rc;
+  }
+
+ private:
+  static bool ParseTime(const std::string& text, const char* flag, int64_t* ns, std::ostream& err) {
+    std::string e;
+    auto d = harness::ParseDuration(text, &e);
+    if (!d) {
+      err << "mroce-cts impair: error: " << flag << ": " << e << "\n";
+      return false;
+    }
+    if (d->unit == harness::Duration::Unit::kRtt && d->value != 0) {
+      err << "mroce-cts impair: error: " << flag << ": needs a time unit (e.g. 1s, 500ms), got '" << text << "'\n";
+      return false;
+    }
+    *ns = d->ToNanoseconds(0);
+    return true;
+  }
+
+  void PrintStats(std::ostream& out, const impairment::dpdk::Bridge& b, const uint16_t ports[2],
+                  const std::string names[2], int64_t now_ns, const char* tag) {
+    out << "[" << Fmt("%9.3f", static_cast<double>(now_ns) * 1e-9) << "s] " << tag << "\n";
+    for (int i = 0; i < 2; ++i) {
+      const auto& c = b.port_counters(i);
+      rte_eth_stats st{};
+      const bool have = rte_eth_stats_get(ports[i], &st) == 0;
+      out << "  port" << i << " " << names[i] << ": rx " << c.rx << " tx " << c.tx << " tx-drops " << c.tx_dropped;
+      if (have) out << " nic-missed " << (st.imissed + st.rx_nombuf) << " nic-errors " << (st.ierrors + st.oerrors);
+      out << "\n";
+    }
+    for (auto d : {impairment::Direction::kDutToPeer, impairment::Direction::kPeerToDut}) {
+      const auto& c = b.direction_counters(d);
+      out << "  " << impairment::DirectionName(d) << ": in " << c.in << " out " << c.out << " dropped " << c.dropped
+          << " duplicates " << c.duplicates << " rewritten " << c.rewritten << " in-pipeline " << b.parked(d) << "\n";
+      for (const auto& s : b.pipeline(d).Stats()) out << "    " << s.ToString() << "\n";
+    }
+    out.flush();
+  }
+
+  int RunBridge(const harness::ImpairmentProfile& profile, rte_mempool* pool, int64_t interval_ns, int64_t duration_ns,
+                std::ostream& out, std::ostream& err) {
+    namespace dp = impairment::dpdk;
+    uint16_t ports[2];
+    std::string e;
+    if (!dp::OpenPort(port0_, pool, &ports[0], &e)) {
+      err << "mroce-cts impair: error: --port0: " << e << "\n";
+      return harness::kExitUsage;
+    }
+    if (!dp::OpenPort(port1_, pool, &ports[1], &e)) {
+      dp::ClosePort(ports[0]);
+      err << "mroce-cts impair: error: --port1: " << e << "\n";
+      return harness::kExitUsage;
+    }
+    const std::string names[2] = {dp::PortName(ports[0]), dp::PortName(ports[1])};
+    sim::Simulator sim;
+    dp::Bridge::Options bo;
+    bo.port0 = ports[0];
+    bo.port1 = ports[1];
+    bo.pool = pool;
+    bo.burst = static_cast<uint16_t>(burst_);
+    dp::Bridge bridge(&sim, bo);
+    for (auto d : {impairment::Direction::kDutToPeer, impairment::Direction::kPeerToDut}) {
+      if (!dp::AddProfileStages(profile, d, seed_, &bridge.pipeline(d), &e)) {  // Checked before: cannot fail.
+        err << "mroce-cts impair: error: " << e << "\n";
+        return harness::kExitUsage;
+      }
+    }
+    out << "mroce-cts impair: port0 " << names[0] << " (dut side) <-> port1 " << names[1] << " (peer side); profile "
+        << profile_ << " (" << profile.impairments.size() << " item(s)), seed " << seed_ << "\n"
+        << "  port0 -> port1: dut->peer, " << bridge.pipeline(impairment::Direction::kDutToPeer).stages().size()
+        << " stage(s); port1 -> port0: peer->dut, "
+        << bridge.pipeline(impairment::Direction::kPeerToDut).stages().size() << " stage(s)\n";
+    out.flush();
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int {}, old_term {};
+    g_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    dp::TscClock clock;
+    int64_t next_stats = interval_ns > 0 ? interval_ns : INT64_MAX;
+    int64_t now = 0;
+    const char* why = "interrupted";
+    while (!g_stop) {
+      now = clock.NowNs();
+      bridge.Poll(now);
+      if (now >= next_stats) {
+        PrintStats(out, bridge, ports, names, now, "live");
+        next_stats += interval_ns;
+        if (next_stats <= now) next_stats = now + interval_ns;
+      }
+      if (duration_ns > 0 && now >= duration_ns) {
+        why = "duration reached";
+        break;
+      }
+    }
+    const size_t left = bridge.Drain([&] { return clock.NowNs(); }, 100'000'000);
+    now = clock.NowNs();
+    PrintStats(out, bridge, ports, names, now, (std::string("final (") + why + ")").c_str());
+    if (left > 0) out << "  " << left << " packet(s) still held by stages after a 100 ms drain were discarded\n";
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    dp::ClosePort(ports[0]);
+    dp::ClosePort(ports[1]);
+    out << "mroce-cts impair: ports closed, exit 0\n";
+    return harness::kExitOk;
+  }
+
+  int RunBench(rte_mempool* pool, std::ostream& out, std::ostream& err) {
+    namespace dp = impairment::dpdk;
+    dp::BenchOptions o;
+    o.seconds = quick_ ? 0.5 : bench_seconds_;
+    o.warmup = quick_ ? 0.1 : 0.3;
+    o.burst = static_cast<uint16_t>(burst_);
+    o.seed = seed_;
+    o.testpmd = testpmd_ == "none" ? "" : testpmd_;
+    o.testpmd_lcores = testpmd_lcores_;
+    std::vector<dp::BenchRow> rows;
+    std::string e;
+    out << "mroce-cts impair --bench: net_ring loop (2 loopback ring ports, frames circulate port0 -> port1 -> port0), "
+        << "1 core, burst " << o.burst << ", " << o.population << " frames of " << dp::BenchFrameSize()
+        << " B in flight, " << o.seconds
+        << " s per configuration" << (quick_ ? " (--quick: smoke test)" : "") << "\n";
+    out.flush();
+    if (!dp::RunBridgeBench(o, pool, &rows, &e)) {
+      err << "mroce-cts impair: error: bench: " << e << "\n";
+      return harness::kExitHarnessError;
+    }
+    for (const auto& r : rows) {
+      out << "  " << r.name << ": " << Fmt("%.2f", r.mpps) << " Mpps (" << r.packets
+          << " frames in " << Fmt("%.2f", r.seconds) << " s; " << r.description << ")\n";
+      for (const auto& s : r.stage_stats) out << "      " << s << "\n";
+    }
+    out.flush();
+    dp::TestpmdResult tp = dp::RunTestpmd(o);
+    nlohmann::ordered_json j;
+    j["command"] = std::string("mroce-cts impair --bench") + (quick_ ? " --quick" : "");
+    j["setup"] = {{"loop", "2 net_ring loopback ports"}, {"burst", o.burst}, {"population", o.population},
+                  {"frame_bytes", dp::BenchFrameSize()},
+                  {"seconds", o.seconds}, {"cores", 1}};
+    j["ours"] = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+      j["ours"].push_back({{"name", r.name}, {"description", r.description}, {"mpps", r.mpps}, {"packets", r.packets},
+                           {"seconds", r.seconds}, {"stage_stats", r.stage_stats}});
+    }
+    j["testpmd"] = {{"ran", tp.ran}, {"command", tp.command}, {"note", tp.note}, {"samples_pps", tp.samples}};
+    if (tp.ran) {
+      j["testpmd"]["mpps"] = tp.mpps;
+      out << "  dpdk-testpmd macswap --tx-first: " << Fmt("%.2f", tp.mpps) << " Mpps (" << tp.note << ")\n"
+          << "    " << tp.command << "\n";
+      const double off = rows[0].mpps / tp.mpps, on = rows[2].mpps / tp.mpps, off_pkt = rows[1].mpps / tp.mpps;
+      out << "  ratio stages off / testpmd: " << Fmt("%.2f", off) << " (goal >= 0.8: " << (off >= 0.8 ? "met" : "MISSED")
+          << ")\n"
+          << "  ratio stages off (Packet path) / testpmd: " << Fmt("%.2f", off_pkt) << "\n"
+          << "  ratio all stages on / testpmd: " << Fmt("%.2f", on) << " (goal >= 0.5: " << (on >= 0.5 ? "met" : "MISSED")
+          << ")\n";
+      j["ratios"] = {{"stages_off", off}, {"stages_off_packet_path", off_pkt}, {"all_stages_on", on}};
+    } else {
+      out << "  dpdk-testpmd: " << tp.note << "\n  (no ratio: only our figures were measured)\n";
+    }
+    if (!json_.empty()) {
+      std::ofstream f(json_);
+      f << j.dump(2) << "\n";
+      if (!f) {
+        err << "mroce-cts impair: error: cannot write " << json_ << "\n";
+        return harness::kExitHarnessError;
+      }
+    }
+    return harness::kExitOk;
+  }
+#endif
+
+  std::string eal_, port0_, port1_, profile_, duration_, json_;
+  std::string interval_ = "1s";
+  uint64_t seed_ = 1;
+  int burst_ = 32;
+  unsigned pool_size_ = 16383;
+  bool bench_ = false, quick_ = false;
+  std::string testpmd_ = "/usr/bin/dpdk-testpmd";
+  std::string testpmd_lcores_ = "0,1";
+  double bench_seconds_ = 3.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeImpairCommand() { return std::make_unique<ImpairCommand>(); }
+
+}  // namespace mroce::cli

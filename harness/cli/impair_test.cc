@@ -1,0 +1,197 @@
+// `mroce-cts impair` end to end on net_ring/net_null vdevs (EAL --no-huge --no-pci): runs for
+// --duration, stops on SIGINT with final statistics, and rejects bad flags with exit 2. Skips (with
+// the reason) only when the DPDK EAL cannot start.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Outcome {
+  int status = -1;  // Exit status, or -1 when killed.
+  std::string out;  // stdout + stderr.
+};
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("mroce_impair_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+std::string WriteProfile(const std::string& name, const std::string& yaml) {
+  const std::string p = TempPath(name);
+  std::ofstream(p) << yaml;
+  return p;
+}
+
+// Runs mroce-cts impair ARGS; when `interrupt_after` is set, sends SIGINT once the output contains
+// it. Gives up (SIGKILL) after `limit_s`.
+Outcome RunImpair(std::vector<std::string> args, const std::string& interrupt_after = "", double limit_s = 15) {
+  args.insert(args.begin(), {MROCE_CTS_BIN, "impair"});
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  Outcome o;
+  bool sent = false;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, 50) > 0) {
+      char buf[4096];
+      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      if (n <= 0) break;
+      o.out.append(buf, static_cast<size_t>(n));
+    }
+    if (!interrupt_after.empty() && !sent && o.out.find(interrupt_after) != std::string::npos) {
+      kill(pid, SIGINT);
+      sent = true;
+    }
+    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(limit_s)) {
+      kill(pid, SIGKILL);
+      o.out += "\n[test: killed after " + std::to_string(limit_s) + " s]";
+      break;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+#define SKIP_IF_NO_EAL(o)                                                              \
+  if ((o).out.find("EAL initialisation failed") != std::string::npos)                 \
+    GTEST_SKIP() << "DPDK EAL did not start: " << (o).out
+
+constexpr const char* kProfile = R"(rtt: 10us
+impairments:
+  - stage: loss.bernoulli
+    name: loss
+    params: {rate: 0.1}
+  - stage: delay
+    match: {direction: peer->dut}
+    params: {base: 1rtt}
+)";
+
+TEST(ImpairCli, RunsForDurationAndExitsZero) {
+  const std::string prof = WriteProfile("p1.yaml", kProfile);
+  // net_null0 generates frames (dut side); net_ring0 is a loopback: its frames come back peer->dut.
+  Outcome o = RunImpair({"--eal", "--no-huge --no-pci -m 512 --log-level *:error", "--port0", "net_null0", "--port1",
+                   "net_ring0", "--profile", prof, "--duration", "1s", "--stats-interval", "300ms"});
+  SKIP_IF_NO_EAL(o);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("final (duration reached)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("] live"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ports closed"), std::string::npos) << o.out;
+  // Counters moved, and the stage lines are StageStats::ToString of both directions.
+  const size_t fin = o.out.find("final (");
+  std::smatch m;
+  const std::string tail = o.out.substr(fin);
+  ASSERT_TRUE(std::regex_search(tail, m, std::regex(R"(port0 net_null0: rx (\d+) tx (\d+))"))) << tail;
+  EXPECT_GT(std::stoull(m[1]), 1000u) << tail;
+  EXPECT_GT(std::stoull(m[2]), 100u) << tail;  // Frames looped back peer->dut and were sent to net_null0.
+  EXPECT_TRUE(std::regex_search(
+      tail, std::regex(R"(loss@dut->peer \(loss\.bernoulli\): configured loss 10\.00%, achieved \d+\.\d\d% over \d+ packets)")))
+      << tail;
+  EXPECT_NE(tail.find("loss@peer->dut (loss.bernoulli)"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("delay#1 (delay.constant): configured mean delay 10000 ns"), std::string::npos) << tail;
+  std::remove(prof.c_str());
+}
+
+TEST(ImpairCli, SigintStopsWithFinalStatsAndExitZero) {
+  const std::string prof = WriteProfile("p2.yaml", kProfile);
+  Outcome o = RunImpair({"--port0", "net_null0", "--port1", "net_null1", "--profile", prof, "--stats-interval", "200ms"},
+                  "] live");
+  SKIP_IF_NO_EAL(o);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("final (interrupted)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ports closed"), std::string::npos) << o.out;
+  std::remove(prof.c_str());
+}
+
+TEST(ImpairCli, BadFlagsExitTwoNamingTheProblem) {
+  const std::string prof = WriteProfile("p3.yaml", kProfile);
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--port1", "net_ring1", "--profile", prof}, "--port0 is required"},
+      {{"--port0", "net_ring0", "--profile", prof}, "--port1 is required"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1"}, "--profile is required"},
+      {{"--port0", "net_ring0", "--port1", "net_ring0", "--profile", prof}, "must be different ports"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--duration", "5parsecs"},
+       "--duration: unknown time unit"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--stats-interval", "3"},
+       "--stats-interval: needs a time unit"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", "/nonexistent.yaml"},
+       "/nonexistent.yaml: cannot read file"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--burst", "0"}, "--burst must be in 1..256"},
+      {{"--bench", "--port0", "net_ring0"}, "--bench makes its own"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--frobnicate"}, "frobnicate"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunImpair(c.args);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find(c.message), std::string::npos) << "want '" << c.message << "' in: " << o.out;
+  }
+  const std::string bad = WriteProfile("bad.yaml", "impairments:\n  - stage: loss.bernoulli\n    params: {rate: 7}\n");
+  Outcome o = RunImpair({"--port0", "net_ring0", "--port1", "net_ring1", "--profile", bad});
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find(bad + ":2:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("rate: must be in"), std::string::npos) << o.out;
+  std::remove(prof.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST(ImpairCli, BadEalArgumentsAndPortsExitTwo) {
+  const std::string prof = WriteProfile("p4.yaml", kProfile);
+  Outcome o = RunImpair({"--eal", "--no-huge --no-pci --definitely-not-an-eal-flag", "--port0", "net_ring0", "--port1",
+                   "net_ring1", "--profile", prof});
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find("EAL initialisation failed"), std::string::npos) << o.out;
+  o = RunImpair({"--port0", "net_nosuchdriver0", "--port1", "net_ring1", "--profile", prof});
+  SKIP_IF_NO_EAL(o);
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find("--port0: cannot create virtual device 'net_nosuchdriver0'"), std::string::npos) << o.out;
+  std::remove(prof.c_str());
+}
+
+TEST(ImpairCli, BenchQuickSmoke) {
+  const std::string json = TempPath("bench.json");
+  Outcome o = RunImpair({"--bench", "--quick", "--testpmd", "none", "--json", json}, "", 30);
+  SKIP_IF_NO_EAL(o);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("dpdk-testpmd: not run (disabled)"), std::string::npos) << o.out;
+  std::ifstream f(json);
+  ASSERT_TRUE(f) << json;
+  const auto j = nlohmann::json::parse(f);
+  ASSERT_EQ(j.at("ours").size(), 3u);
+  for (const auto& r : j.at("ours")) EXPECT_GT(r.at("mpps").get<double>(), 0.1) << r.dump();
+  EXPECT_EQ(j.at("ours")[2].at("stage_stats").size(), 8u);  // 4 stages x 2 directions.
+  EXPECT_FALSE(j.at("testpmd").at("ran").get<bool>());
+  std::remove(json.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,314 @@
+#include "mroce/impairment/dpdk/bench.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <regex>
+#include <sstream>
+
+#include "mroce/impairment/dpdk/bridge.h"
+#include "mroce/impairment/dpdk/eal.h"
+#include "mroce/impairment/dpdk/profile.h"
+#include "mroce/wire/wire.h"
+
+namespace mroce::impairment::dpdk {
+namespace {
+
+// A MetaRoCE WRITE frame with a 16-byte payload (the codec's serialisation).
+std::vector<uint8_t> BenchFrame() {
+  wire::Frame f;
+  f.eth.src = {0x02, 0, 0, 0, 0, 1};
+  f.eth.dst = {0x02, 0, 0, 0, 0, 2};
+  f.eth.ethertype = wire::kEtherTypeIpv4;
+  wire::Ipv4Header ip;
+  ip.src = {10, 0, 0, 1};
+  ip.dst = {10, 0, 0, 2};
+  ip.ecn = wire::kEcnEct0;
+  f.ip = ip;
+  f.udp.sport = 49152;
+  f.udp.dport = wire::kMetaUdpPort;
+  wire::MetaPacket m;
+  m.ch.opcode = wire::Opcode::kWrite;
+  m.ch.dst_conn_id = 7;
+  m.ext = wire::DefaultExtFor(wire::Opcode::kWrite);
+  if (auto* meh = m.meh()) meh->msg_len = 16;
+  m.payload.assign(16, 0xab);
+  f.l4 = m;
+  return wire::SerializeFrame(f);
+}
+
+// Sends `n` copies of `frame` on `port`; returns how many the port took.
+unsigned Inject(uint16_t port, rte_mempool* pool, const std::vector<uint8_t>& frame, unsigned n) {
+  unsigned done = 0;
+  rte_mbuf* m[64];
+  while (done < n) {
+    const unsigned k = std::min(64u, n - done);
+    if (rte_pktmbuf_alloc_bulk(pool, m, k) != 0) break;
+    for (unsigned i = 0; i < k; ++i) {
+      char* d = rte_pktmbuf_append(m[i], static_cast<uint16_t>(frame.size()));
+      std::memcpy(d, frame.data(), frame.size());
+    }
+    const uint16_t sent = rte_eth_tx_burst(port, 0, m, static_cast<uint16_t>(k));
+    if (sent < k) rte_pktmbuf_free_bulk(m + sent, k - sent);
+    done += sent;
+    if (sent < k) break;
+  }
+  return done;
+}
+
+void DrainPort(uint16_t port) {
+  rte_mbuf* m[64];
+  for (int idle = 0; idle < 4;) {
+    const uint16_t n = rte_eth_rx_burst(port, 0, m, 64);
+    if (n == 0) ++idle;
+    else rte_pktmbuf_free_bulk(m, n);
+  }
+}
+
+BenchRow RunOne(const std::string& name, const std::string& description, const harness::ImpairmentProfile* profile,
+                bool force_packet_path, const BenchOptions& o, rte_mempool* pool, uint16_t p0, uint16_t p1) {
+  BenchRow row;
+  row.name = name;
+  row.description = description;
+  sim::Simulator sim;
+  Bridge::Options bo;
+  bo.port0 = p0;
+  bo.port1 = p1;
+  bo.pool = pool;
+  bo.burst = o.burst;
+  bo.force_packet_path = force_packet_path;
+  Bridge bridge(&sim, bo);
+  std::string err;
+  if (profile != nullptr) {
+    for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) {
+      if (!AddProfileStages(*profile, d, o.seed, &bridge.pipeline(d), &err)) {
+        row.description += " (profile error: " + err + ")";
+        return row;
+      }
+    }
+  }
+  const std::vector<uint8_t> frame = BenchFrame();
+  row.injected = Inject(p0, pool, frame, o.population);
+  TscClock clock;
+  const int64_t warm_ns = static_cast<int64_t>(o.warmup * 1e9);
+  const int64_t end_ns = warm_ns + static_cast<int64_t>(o.seconds * 1e9);
+  uint64_t tx_at_start = 0;
+  int64_t t_start = 0;
+  bool measuring = false;
+  int64_t now = 0;
+  auto lost = [&]() {
+    const auto& a = bridge.direction_counters(Direction::kDutToPeer);
+    const auto& b = bridge.direction_counters(Direction::kPeerToDut);
+    return static_cast<int64_t>(a.dropped + b.dropped + bridge.port_counters(0).tx_dropped +
+                                bridge.port_counters(1).tx_dropped) -
+           static_cast<int64_t>(a.duplicates + b.duplicates);
+  };
+  for (;;) {
+    now = clock.NowNs();
+    bridge.Poll(now);
+    const int64_t in_flight = static_cast<int64_t>(row.injected) - lost();
+    if (in_flight < static_cast<int64_t>(o.population)) {
+      row.injected += Inject(p0, pool, frame, static_cast<unsigned>(o.population - in_flight));
+    }
+    if (!measuring && now >= warm_ns) {
+      measuring = true;
+      t_start = now;
+      tx_at_start = bridge.port_counters(0).tx + bridge.port_counters(1).tx;
+    }
+    if (now >= end_ns) break;
+  }
+  row.packets = bridge.port_counters(0).tx + bridge.port_counters(1).tx - tx_at_start;
+  row.seconds = static_cast<double>(now - t_start) * 1e-9;
+  row.mpps = row.seconds > 0 ? static_cast<double>(row.packets) / row.seconds / 1e6 : 0;
+  for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) {
+    for (const StageStats& s : bridge.pipeline(d).Stats()) row.stage_stats.push_back(s.ToString());
+  }
+  // Stop circulating: drain the pipelines into the rings, then empty the rings.
+  const int64_t drain_start = clock.NowNs();
+  for (;;) {
+    const int64_t t = clock.NowNs();
+    sim.RunUntilTime(Time::FromNanos(std::max(t, sim.Now().nanos())));
+    DrainPort(p0);
+    DrainPort(p1);
+    if (sim.NextEventTime().IsInfinite() || t - drain_start > 200'000'000) break;
+  }
+  return row;
+}
+
+}  // namespace
+
+size_t BenchFrameSize() { return BenchFrame().size(); }
+
+harness::ImpairmentProfile BenchAllStagesProfile() {
+  harness::ImpairmentProfile prof;
+  auto add = [&](const char* kind, nlohmann::json params) {
+    harness::ImpairmentSpec s;
+    s.kind = kind;
+    s.name = kind;
+    s.match = nlohmann::json::object();
+    s.params = std::move(params);
+    prof.impairments.push_back(std::move(s));
+  };
+  add("loss.bernoulli", {{"rate", 0.01}});
+  add("duplicate", {{"probability", 0.01}});
+  add("delay", {{"base", "2us"}});
+  add("reorder", {{"k", 3}, {"probability", 0.01}, {"max_hold", "100us"}});
+  return prof;
+}
+
+bool RunBridgeBench(const BenchOptions& o, rte_mempool* pool, std::vector<BenchRow>* rows, std::string* error) {
+  uint16_t p0 = 0, p1 = 0;
+  if (!OpenPort("net_ring_mb0", pool, &p0, error)) return false;
+  if (!OpenPort("net_ring_mb1", pool, &p1, error)) {
+    ClosePort(p0);
+    return false;
+  }
+  const harness::ImpairmentProfile all = BenchAllStagesProfile();
+  rows->push_back(RunOne("stages off", "empty profile: mbufs forwarded untouched", nullptr, false, o, pool, p0, p1));
+  rows->push_back(RunOne("stages off (Packet path)",
+                         "empty pipelines, but every frame converted to a Packet and back", nullptr, true, o, pool, p0,
+                         p1));
+  rows->push_back(RunOne("all stages on",
+                         "loss.bernoulli 1%, duplicate 1%, delay 2us, reorder k=3 p=1% (per direction)", &all, false, o,
+                         pool, p0, p1));
+  ClosePort(p0);
+  ClosePort(p1);
+  return true;
+}
+
+std::vector<double> ParseTestpmdTxPps(const std::string& output) {
+  static const std::regex kPort(R"(NIC statistics for port\s+(\d+))");
+  static const std::regex kPps(R"(Tx-pps:\s+(\d+))");
+  std::vector<double> samples;
+  std::istringstream in(output);
+  std::string line;
+  int port = -1, last_port = -1, ports_in_group = 0, max_ports = 0;
+  double sum = 0;
+  std::vector<std::pair<double, int>> groups;  // (sum, ports)
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, kPort)) {
+      port = std::stoi(m[1]);
+      if (port <= last_port && ports_in_group > 0) {
+        groups.emplace_back(sum, ports_in_group);
+        sum = 0;
+        ports_in_group = 0;
+      }
+      last_port = port;
+    } else if (port >= 0 && std::regex_search(line, m, kPps)) {
+      sum += std::stod(m[1]);
+      ++ports_in_group;
+      max_ports = std::max(max_ports, ports_in_group);
+      port = -1;
+    }
+  }
+  if (ports_in_group > 0) groups.emplace_back(sum, ports_in_group);
+  for (const auto& [s, n] : groups) {
+    if (n == max_ports) samples.push_back(s);
+  }
+  return samples;
+}
+
+TestpmdResult RunTestpmd(const BenchOptions& o) {
+  TestpmdResult r;
+  if (o.testpmd.empty()) {
+    r.note = "not run (disabled)";
+    return r;
+  }
+  if (access(o.testpmd.c_str(), X_OK) != 0) {
+    r.note = "not run: " + o.testpmd + " is not an executable (apt-get install dpdk)";
+    return r;
+  }
+  const std::string prefix = "mroce-testpmd-" + std::to_string(getpid());
+  std::vector<std::string> args = {o.testpmd, "-l", o.testpmd_lcores, "--no-huge", "--no-pci", "-m", "512",
+                                   "--file-prefix", prefix, "--vdev", "net_ring0", "--vdev", "net_ring1",
+                                   "--log-level", "*:error", "--",
+                                   "--forward-mode=macswap", "--tx-first", "--stats-period", "1",
+                                   "--total-num-mbufs=16384", "--burst=" + std::to_string(o.burst)};
+  for (const std::string& a : args) r.command += (r.command.empty() ? "" : " ") + a;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    r.note = "not run: pipe failed";
+    return r;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    r.note = "not run: fork failed";
+    return r;
+  }
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    close(fds[0]);
+    close(fds[1]);
+    setpgid(0, 0);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string output;
+  const auto start = std::chrono::steady_clock::now();
+  // Long enough for EAL start plus the warm-up sample plus `seconds` samples.
+  const auto limit = std::chrono::milliseconds(static_cast<int64_t>((o.seconds + 4.0) * 1000));
+  bool eof = false;
+  while (!eof && std::chrono::steady_clock::now() - start < limit) {
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, 100) > 0) {
+      char buf[4096];
+      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      if (n <= 0) eof = true;
+      else output.append(buf, static_cast<size_t>(n));
+    }
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; i < 50 && !exited; ++i) {  // Up to 5 s to shut down cleanly.
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, 100) > 0) {
+      char buf[4096];
+      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      if (n > 0) output.append(buf, static_cast<size_t>(n));
+    }
+    exited = waitpid(pid, &status, WNOHANG) == pid;
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  close(fds[0]);
+  r.samples = ParseTestpmdTxPps(output);
+  // The first sample includes start-up; use the rest (or the only one there is).
+  std::vector<double> use(r.samples.size() > 1 ? r.samples.begin() + 1 : r.samples.begin(), r.samples.end());
+  use.erase(std::remove_if(use.begin(), use.end(), [](double v) { return v <= 0; }), use.end());
+  if (use.empty()) {
+    std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
+    r.note = "testpmd gave no Tx-pps figure (exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+             "); last output: " + tail;
+    return r;
+  }
+  std::sort(use.begin(), use.end());
+  const double med = use[use.size() / 2];
+  r.ran = true;
+  r.mpps = med / 1e6;
+  r.note = "median of " + std::to_string(use.size()) + " one-second samples (sum of both ports' Tx-pps)";
+  return r;
+}
+
+}  // namespace mroce::impairment::dpdk

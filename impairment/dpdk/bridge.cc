@@ -1,0 +1,194 @@
+#include "mroce/impairment/dpdk/bridge.h"
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mroce::impairment::dpdk {
+namespace {
+
+constexpr size_t kMaxPooledPackets = 8192;
+
+// Copies the frame of `m` into `bytes` (reusing its capacity).
+inline void CopyIn(const rte_mbuf* m, std::vector<uint8_t>* bytes) {
+  const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (m->nb_segs == 1) {
+    bytes->assign(data, data + m->data_len);
+    return;
+  }
+  bytes->resize(m->pkt_len);
+  const void* p = rte_pktmbuf_read(m, 0, m->pkt_len, bytes->data());
+  if (p != bytes->data()) std::memcpy(bytes->data(), p, m->pkt_len);
+}
+
+// A fresh single-segment mbuf holding `bytes`; nullptr when the pool is empty or it does not fit.
+inline rte_mbuf* NewMbuf(rte_mempool* pool, const std::vector<uint8_t>& bytes) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool);
+  if (m == nullptr) return nullptr;
+  char* dst = rte_pktmbuf_append(m, static_cast<uint16_t>(bytes.size()));
+  if (dst == nullptr || bytes.size() > UINT16_MAX) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  std::memcpy(dst, bytes.data(), bytes.size());
+  return m;
+}
+
+}  // namespace
+
+Bridge::Bridge(sim::Simulator* sim, const Options& options) : sim_(sim), opt_(options) {
+  opt_.burst = std::clamp<uint16_t>(opt_.burst, 1, kMaxBurst);
+  tx_port_[0] = opt_.port1;  // dut->peer leaves on the peer side.
+  tx_port_[1] = opt_.port0;
+  for (int d = 0; d < 2; ++d) {
+    pipelines_[d] = std::make_unique<Pipeline>(sim_, DirectionName(static_cast<Direction>(d)));
+    pipelines_[d]->set_output([this, d](Packet&& p, Time) { OnOutput(d, std::move(p)); });
+    pipelines_[d]->set_drop_observer([this, d](Packet&& p, const Stage&, Time) { OnDrop(d, std::move(p)); });
+  }
+  pool_.reserve(1024);
+}
+
+Bridge::~Bridge() {
+  FlushTx(0);
+  FlushTx(1);
+  FlushFree();
+}
+
+void Bridge::Recycle(Packet&& p) {
+  if (pool_.size() >= kMaxPooledPackets) return;  // Extra copies made by duplication: let them go.
+  p.Reset();
+  pool_.push_back(std::move(p));
+}
+
+void Bridge::FlushTx(int dir) {
+  uint16_t n = tx_n_[dir];
+  if (n == 0) return;
+  const uint16_t sent = rte_eth_tx_burst(tx_port_[dir], 0, tx_buf_[dir].data(), n);
+  PortCounters& pc = ports_[dir == 0 ? 1 : 0];
+  pc.tx += sent;
+  if (sent < n) {
+    pc.tx_dropped += n - sent;
+    rte_pktmbuf_free_bulk(tx_buf_[dir].data() + sent, n - sent);
+  }
+  tx_n_[dir] = 0;
+}
+
+void Bridge::FlushFree() {
+  if (free_n_ == 0) return;
+  rte_pktmbuf_free_bulk(free_buf_.data(), free_n_);
+  free_n_ = 0;
+}
+
+void Bridge::OnOutput(int dir, Packet&& p) {
+  DirectionCounters& dc = dirs_[dir];
+  ++dc.out;
+  rte_mbuf* m = nullptr;
+  if (!p.is_duplicate && p.opaque != nullptr) {
+    m = static_cast<rte_mbuf*>(p.opaque);
+    if (p.corrupted || p.ce_marked) {  // A stage edited the bytes: write them back.
+      ++dc.rewritten;
+      if (m->nb_segs == 1 && m->data_len == p.bytes.size()) {
+        std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), p.bytes.data(), p.bytes.size());
+      } else {
+        rte_pktmbuf_free(m);
+        m = NewMbuf(opt_.pool, p.bytes);
+      }
+    }
+  } else {
+    ++dc.duplicates;
+    m = NewMbuf(opt_.pool, p.bytes);
+  }
+  Recycle(std::move(p));
+  if (m == nullptr) {  // No mbuf for the copy.
+    ++ports_[dir == 0 ? 1 : 0].tx_dropped;
+    return;
+  }
+  tx_buf_[dir][tx_n_[dir]++] = m;
+  if (tx_n_[dir] == kMaxBurst) FlushTx(dir);
+}
+
+void Bridge::OnDrop(int dir, Packet&& p) {
+  ++dirs_[dir].dropped;
+  if (!p.is_duplicate && p.opaque != nullptr) {
+    free_buf_[free_n_++] = static_cast<rte_mbuf*>(p.opaque);
+    if (free_n_ == kMaxBurst) FlushFree();
+  }
+  Recycle(std::move(p));
+}
+
+void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
+  const int dir = port_index;  // Port 0 -> dut->peer (0); port 1 -> peer->dut (1).
+  ports_[port_index].rx += n;
+  DirectionCounters& dc = dirs_[dir];
+  dc.in += n;
+  Pipeline& pl = *pipelines_[dir];
+  if (pl.empty() && !opt_.force_packet_path) {
+    // No stages: forward the mbufs as they are.
+    dc.out += n;
+    uint16_t i = 0;
+    while (i < n) {
+      const uint16_t room = static_cast<uint16_t>(kMaxBurst - tx_n_[dir]);
+      const uint16_t k = std::min<uint16_t>(room, static_cast<uint16_t>(n - i));
+      std::memcpy(tx_buf_[dir].data() + tx_n_[dir], pkts + i, k * sizeof(rte_mbuf*));
+      tx_n_[dir] = static_cast<uint16_t>(tx_n_[dir] + k);
+      i = static_cast<uint16_t>(i + k);
+      if (tx_n_[dir] == kMaxBurst) FlushTx(dir);
+    }
+    return;
+  }
+  const Time now = sim_->Now();
+  const auto direction = static_cast<Direction>(dir);
+  for (uint16_t i = 0; i < n; ++i) {
+    if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+    rte_mbuf* m = pkts[i];
+    Packet p;
+    if (!pool_.empty()) {
+      p = std::move(pool_.back());
+      pool_.pop_back();
+    }
+    CopyIn(m, &p.bytes);
+    p.opaque = m;
+    p.id = p.origin_id = next_id_++;
+    p.ingress = now;
+    p.direction = direction;
+    p.plane = 0;
+    p.src_host = dir == 0 ? 0 : 1;
+    p.dst_host = dir == 0 ? 1 : 0;
+    pl.Push(std::move(p));
+  }
+}
+
+size_t Bridge::Poll(int64_t now_ns) {
+  if (now_ns > sim_->Now().nanos()) sim_->RunUntilTime(Time::FromNanos(now_ns));
+  rte_mbuf* rx[kMaxBurst];
+  size_t total = 0;
+  const uint16_t rx_port[2] = {opt_.port0, opt_.port1};
+  for (int i = 0; i < 2; ++i) {
+    const uint16_t n = rte_eth_rx_burst(rx_port[i], 0, rx, opt_.burst);
+    if (n == 0) continue;
+    Input(i, rx, n);
+    total += n;
+  }
+  FlushTx(0);
+  FlushTx(1);
+  FlushFree();
+  return total;
+}
+
+size_t Bridge::Drain(const std::function<int64_t()>& now, int64_t max_wait_ns) {
+  const int64_t start = now();
+  for (;;) {
+    const int64_t t = now();
+    if (t > sim_->Now().nanos()) sim_->RunUntilTime(Time::FromNanos(t));
+    FlushTx(0);
+    FlushTx(1);
+    FlushFree();
+    const size_t left = parked(Direction::kDutToPeer) + parked(Direction::kPeerToDut);
+    if (sim_->NextEventTime().IsInfinite() || t - start >= max_wait_ns) return left;
+  }
+}
+
+}  // namespace mroce::impairment::dpdk

@@ -1,0 +1,65 @@
+// `mroce-cts impair --bench`: forwarding rate of the bridge on one core over a net_ring loop, with
+// stages off and with loss + duplicate + delay + reorder on, beside dpdk-testpmd (macswap,
+// --tx-first) on a comparable net_ring setup run as a subprocess.
+//
+// The loop: two net_ring ports (each a loopback: what is sent on it is received on it). A fixed
+// population of MetaRoCE frames is injected into port 0; the bridge forwards port 0 -> port 1
+// (dut->peer) and port 1 -> port 0 (peer->dut), so frames circulate. Frames the stages drop are
+// replaced (and duplicates counted) so the population stays constant. The figure is frames
+// transmitted by both ports per second of the loop core, the same quantity as the sum of
+// testpmd's per-port Tx-pps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mroce/harness/case_loader.h"
+
+struct rte_mempool;
+
+namespace mroce::impairment::dpdk {
+
+struct BenchOptions {
+  double seconds = 3.0;          // Measured time per configuration.
+  double warmup = 0.3;           // Not measured.
+  uint16_t burst = 32;
+  unsigned population = 512;     // Frames circulating in the loop.
+  uint64_t seed = 1;
+  std::string testpmd = "/usr/bin/dpdk-testpmd";  // Empty: do not run it.
+  std::string testpmd_lcores = "0,1";             // Main lcore + one forwarding lcore.
+};
+
+struct BenchRow {
+  std::string name;         // "stages off", "stages off (Packet path)", "all stages on".
+  std::string description;
+  double mpps = 0;
+  uint64_t packets = 0;     // Frames transmitted in the measured window.
+  double seconds = 0;
+  uint64_t injected = 0;    // Frames injected (population + replacements).
+  std::vector<std::string> stage_stats;  // StageStats::ToString of every stage.
+};
+
+struct TestpmdResult {
+  bool ran = false;         // It started and gave at least one usable sample.
+  double mpps = 0;          // Median of the sums of per-port Tx-pps after the first sample.
+  std::vector<double> samples;
+  std::string command;
+  std::string note;         // Why it did not run / how the figure was read.
+};
+
+// Bytes of the frame the bench circulates (a MetaRoCE WRITE with a 16-byte payload).
+[[nodiscard]] size_t BenchFrameSize();
+// The "all stages on" profile of the bench.
+[[nodiscard]] harness::ImpairmentProfile BenchAllStagesProfile();
+
+// Runs the three configurations (EAL must be up). false and *error when a port cannot be made.
+[[nodiscard]] bool RunBridgeBench(const BenchOptions& options, rte_mempool* pool, std::vector<BenchRow>* rows,
+                                  std::string* error);
+// Runs dpdk-testpmd for about options.seconds + 2 s and reads its rate.
+[[nodiscard]] TestpmdResult RunTestpmd(const BenchOptions& options);
+// Parses testpmd's periodic "NIC statistics for port N" blocks: one sample per period = the sum of
+// the ports' Tx-pps. Returns the samples in order.
+[[nodiscard]] std::vector<double> ParseTestpmdTxPps(const std::string& output);
+
+}  // namespace mroce::impairment::dpdk

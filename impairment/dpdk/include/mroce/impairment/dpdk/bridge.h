@@ -1,0 +1,103 @@
+// Bridge: the impairment pipelines driven by DPDK mbuf bursts (a bump in the wire between two
+// ports). Frames received on port 0 travel dut->peer and leave on port 1; frames received on port 1
+// travel peer->dut and leave on port 0.
+//
+// Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
+// delayed/held packets come due, then receives one burst per port, turns each mbuf into a pooled
+// impairment::Packet (the frame bytes are copied into the Packet's reused buffer; the mbuf rides
+// along in Packet::opaque) and pushes it into that direction's Pipeline, the very stage code the
+// simulated fabric runs. Whatever the pipeline outputs is transmitted as bursts: an original packet
+// leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
+// corruption); a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
+// bulk. A direction with no stages forwards its mbufs untouched (no Packet at all) unless
+// Options::force_packet_path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "mroce/impairment/pipeline.h"
+#include "mroce/sim/simulator.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+
+namespace mroce::impairment::dpdk {
+
+struct PortCounters {
+  uint64_t rx = 0;          // Frames received from the port.
+  uint64_t tx = 0;          // Frames the port accepted for transmission.
+  uint64_t tx_dropped = 0;  // Frames the port did not accept (TX queue full) or no mbuf for a copy.
+};
+
+struct DirectionCounters {
+  uint64_t in = 0;          // Frames pushed into the pipeline (or forwarded, without stages).
+  uint64_t out = 0;         // Frames out of the pipeline (duplicates included).
+  uint64_t dropped = 0;     // Frames a stage dropped.
+  uint64_t duplicates = 0;  // Output frames that are duplicates (sent in a fresh mbuf).
+  uint64_t rewritten = 0;   // Output frames whose bytes a stage changed (written back to the mbuf).
+};
+
+class Bridge {
+ public:
+  static constexpr uint16_t kMaxBurst = 256;
+  struct Options {
+    uint16_t port0 = 0;             // dut side: its frames travel dut->peer.
+    uint16_t port1 = 1;             // peer side: its frames travel peer->dut.
+    rte_mempool* pool = nullptr;    // For duplicates' copies.
+    uint16_t burst = 32;            // RX burst size (<= kMaxBurst).
+    bool force_packet_path = false; // Convert to Packets even when a direction has no stages.
+  };
+
+  // `sim` is the clock the pipelines run on; time 0 is the start of the run.
+  Bridge(sim::Simulator* sim, const Options& options);
+  ~Bridge();
+  Bridge(const Bridge&) = delete;
+  Bridge& operator=(const Bridge&) = delete;
+
+  // Pipeline of a direction (add stages before the first Poll).
+  [[nodiscard]] Pipeline& pipeline(Direction d) { return *pipelines_[static_cast<int>(d)]; }
+  [[nodiscard]] const Pipeline& pipeline(Direction d) const { return *pipelines_[static_cast<int>(d)]; }
+
+  // One poll-loop iteration at wall time `now_ns` (ns since the start): runs the events due by
+  // then, receives one burst from each port, pushes it through the pipelines, transmits the
+  // output. Returns the number of frames received.
+  size_t Poll(int64_t now_ns);
+  // After the loop stopped (no more receiving): runs the pipelines' pending events on the wall
+  // clock `now` and transmits their output until nothing is parked or `max_wait_ns` passed.
+  // Returns the number of packets still inside the pipelines (0 when fully drained).
+  size_t Drain(const std::function<int64_t()>& now, int64_t max_wait_ns);
+
+  [[nodiscard]] const PortCounters& port_counters(int index) const { return ports_[index]; }
+  [[nodiscard]] const DirectionCounters& direction_counters(Direction d) const { return dirs_[static_cast<int>(d)]; }
+  // Packets inside a direction's pipeline (parked in delay slots).
+  [[nodiscard]] size_t parked(Direction d) const { return pipeline(d).parked(); }
+
+ private:
+  void Input(int port_index, rte_mbuf** pkts, uint16_t n);
+  void OnOutput(int dir, Packet&& p);
+  void OnDrop(int dir, Packet&& p);
+  void FlushTx(int dir);
+  void FlushFree();
+  void Recycle(Packet&& p);
+
+  sim::Simulator* sim_;
+  Options opt_;
+  uint16_t tx_port_[2];
+  std::array<std::unique_ptr<Pipeline>, 2> pipelines_;
+  std::array<PortCounters, 2> ports_{};
+  std::array<DirectionCounters, 2> dirs_{};
+  // TX staging per direction and mbufs to free in bulk.
+  std::array<std::array<rte_mbuf*, kMaxBurst>, 2> tx_buf_{};
+  std::array<uint16_t, 2> tx_n_{};
+  std::array<rte_mbuf*, kMaxBurst> free_buf_{};
+  uint16_t free_n_ = 0;
+  // Recycled Packets (their byte buffers keep their capacity).
+  std::vector<Packet> pool_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace mroce::impairment::dpdk
