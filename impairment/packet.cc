@@ -23,32 +23,35 @@ const char* FateKindName(FateKind k) {
 // Reads the fields stages match on through the codec's FrameView. The MEH stream_id is read here
 // directly (FrameView has no accessor for it): MEH starts right after the 16-byte CH, stream_id is
 // its first 16 bits, big-endian.
-void Packet::ParseInfo() const {
-  info_ = PacketInfo{};
-  info_.parsed = true;
-  auto view = wire::FrameView::Locate(std::span<const uint8_t>(bytes.data(), bytes.size()));
-  if (!view.ok()) return;
+PacketInfo ParsePacketInfo(std::span<const uint8_t> bytes) {
+  PacketInfo info;
+  info.parsed = true;
+  auto view = wire::FrameView::Locate(bytes);
+  if (!view.ok()) return info;
   const wire::FrameView& v = *view;
-  info_.ip = true;
-  info_.ip_version = v.ip_version();
-  info_.ecn = v.ecn();
-  info_.sport = v.sport();
-  info_.dport = v.dport();
-  if (!v.is_meta()) return;
-  info_.meta = true;
-  info_.opcode = v.meta_opcode();
-  info_.flags = v.meta_flags();
-  info_.path_id = v.meta_path_id();
-  info_.psn = v.meta_psn();
-  info_.conn_id = v.meta_dst_conn_id();
-  info_.meta_offset = static_cast<uint32_t>(v.payload_offset());
-  info_.meta_end = static_cast<uint32_t>(v.ip_end());
+  info.ip = true;
+  info.ip_version = v.ip_version();
+  info.ecn = v.ecn();
+  info.sport = v.sport();
+  info.dport = v.dport();
+  if (!v.is_meta()) return info;
+  info.meta = true;
+  info.opcode = v.meta_opcode();
+  info.flags = v.meta_flags();
+  info.path_id = v.meta_path_id();
+  info.psn = v.meta_psn();
+  info.conn_id = v.meta_dst_conn_id();
+  info.meta_offset = static_cast<uint32_t>(v.payload_offset());
+  info.meta_end = static_cast<uint32_t>(v.ip_end());
   const size_t meh = v.payload_offset() + wire::kCommonHeaderSize;
-  if (wire::IsDataOpcode(static_cast<wire::Opcode>(info_.opcode)) && meh + 2 <= v.ip_end()) {
-    info_.has_stream = true;
-    info_.stream_id = static_cast<uint16_t>(bytes[meh] << 8 | bytes[meh + 1]);
+  if (wire::IsDataOpcode(static_cast<wire::Opcode>(info.opcode)) && meh + 2 <= v.ip_end()) {
+    info.has_stream = true;
+    info.stream_id = static_cast<uint16_t>(bytes[meh] << 8 | bytes[meh + 1]);
   }
+  return info;
 }
+
+void Packet::ParseInfo() const { info_ = ParsePacketInfo(std::span<const uint8_t>(bytes.data(), bytes.size())); }
 
 bool Packet::MarkCe() {
   auto view = wire::FrameView::Locate(std::span<uint8_t>(bytes.data(), bytes.size()));

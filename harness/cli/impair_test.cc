@@ -187,7 +187,9 @@ TEST(ImpairCli, BenchQuickSmoke) {
   std::ifstream f(json);
   ASSERT_TRUE(f) << json;
   const auto j = nlohmann::json::parse(f);
-  ASSERT_EQ(j.at("ours").size(), 3u);
+  ASSERT_EQ(j.at("ours").size(), 4u);
+  EXPECT_EQ(j.at("ours")[0].at("name"), "stages off");
+  EXPECT_EQ(j.at("ours")[3].at("name"), "pointer forwarding (not compared)");
   for (const auto& r : j.at("ours")) EXPECT_GT(r.at("mpps").get<double>(), 0.1) << r.dump();
   EXPECT_EQ(j.at("ours")[2].at("stage_stats").size(), 8u);  // 4 stages x 2 directions.
   EXPECT_FALSE(j.at("testpmd").at("ran").get<bool>());

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace mroce::impairment::dpdk {
 namespace {
@@ -128,6 +129,18 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   if (pl.empty() && !opt_.force_packet_path) {
     // No stages: forward the mbufs as they are.
     dc.out += n;
+    if (opt_.inspect_headers) {
+      uint64_t meta = 0;
+      for (uint16_t i = 0; i < n; ++i) {
+        if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+        const rte_mbuf* m = pkts[i];
+        // The same parse a Packet gets (Packet::Info), straight from the mbuf's first segment.
+        const PacketInfo info =
+            ParsePacketInfo(std::span<const uint8_t>(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len));
+        meta += info.meta ? 1 : 0;
+      }
+      dc.inspected_meta += meta;
+    }
     uint16_t i = 0;
     while (i < n) {
       const uint16_t room = static_cast<uint16_t>(kMaxBurst - tx_n_[dir]);

@@ -337,5 +337,22 @@ TEST_F(BridgeTest, BothDirectionsAndEmptyPipelineFastPath) {
   EXPECT_EQ(bridge_->direction_counters(Direction::kPeerToDut).dropped, 400u - to_dut.size());
 }
 
+TEST_F(BridgeTest, InspectHeadersParsesEveryFrameOfAnEmptyDirection) {
+  Bridge::Options o{p0_, p1_, g_pool, 32, false};
+  o.inspect_headers = true;
+  bridge_ = std::make_unique<Bridge>(&sim_, o);
+  auto frames = Frames(300);
+  frames.insert(frames.begin() + 100, std::vector<uint8_t>(60, 0));  // Not IP: not MetaRoCE.
+  auto udp = Frames(1)[0];
+  udp[36] ^= 0x01;  // UDP destination port (14 + 20 + 2) no longer MetaRoCE's.
+  frames.push_back(udp);
+  Send(p0_, frames);
+  int64_t now = 0;
+  EXPECT_EQ(Pump(p1_, &now), frames);  // Forwarded untouched.
+  const DirectionCounters& dc = bridge_->direction_counters(Direction::kDutToPeer);
+  EXPECT_EQ(dc.out, frames.size());
+  EXPECT_EQ(dc.inspected_meta, 300u);
+}
+
 }  // namespace
 }  // namespace mroce::impairment::dpdk

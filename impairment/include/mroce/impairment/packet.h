@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ struct PacketInfo {
   uint32_t meta_offset = 0;  // Offset of the MetaRoCE CH in the frame.
   uint32_t meta_end = 0;     // One past the CRC trailer (IP end).
 };
+
+// The header fields of a whole Ethernet frame (what Packet::Info() returns for these bytes).
+[[nodiscard]] PacketInfo ParsePacketInfo(std::span<const uint8_t> frame);
 
 // Packet::dst_host of a frame the fabric could not route.
 inline constexpr uint16_t kNoHost = 0xFFFF;

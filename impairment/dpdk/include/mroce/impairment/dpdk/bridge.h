@@ -10,7 +10,7 @@
 // leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
 // corruption); a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
 // bulk. A direction with no stages forwards its mbufs untouched (no Packet at all) unless
-// Options::force_packet_path.
+// Options::force_packet_path (with Options::inspect_headers it reads every frame's headers first).
 #pragma once
 
 #include <array>
@@ -39,6 +39,7 @@ struct DirectionCounters {
   uint64_t dropped = 0;     // Frames a stage dropped.
   uint64_t duplicates = 0;  // Output frames that are duplicates (sent in a fresh mbuf).
   uint64_t rewritten = 0;   // Output frames whose bytes a stage changed (written back to the mbuf).
+  uint64_t inspected_meta = 0;  // Options::inspect_headers: forwarded frames whose headers parsed as MetaRoCE.
 };
 
 class Bridge {
@@ -50,6 +51,11 @@ class Bridge {
     rte_mempool* pool = nullptr;    // For duplicates' copies.
     uint16_t burst = 32;            // RX burst size (<= kMaxBurst).
     bool force_packet_path = false; // Convert to Packets even when a direction has no stages.
+    // A direction with no stages still locates and reads every frame's Ethernet/IP/UDP/MetaRoCE
+    // headers in the mbuf (wire::FrameView: the fields stages match on) before forwarding it, and
+    // counts the MetaRoCE ones (DirectionCounters::inspected_meta). Without it (and without
+    // force_packet_path) such a direction only moves mbuf pointers.
+    bool inspect_headers = false;
   };
 
   // `sim` is the clock the pipelines run on; time 0 is the start of the run.
