@@ -63,9 +63,19 @@ void Pipeline::Park(size_t next_stage, Packet&& p, Time at) {
     slot = static_cast<uint32_t>(slots_.size());
     slots_.emplace_back();
   }
-  slots_[slot].packet = std::move(p);
-  slots_[slot].next_stage = static_cast<uint32_t>(next_stage);
-  sim_->Schedule(at, this, slot);
+  Slot& s = slots_[slot];
+  s.packet = std::move(p);
+  s.next_stage = static_cast<uint32_t>(next_stage);
+  s.next_in_batch = kNoSlot;
+  if (batch_parking_ && open_batch_.event != 0 && open_batch_.event == sim_->last_scheduled() &&
+      open_batch_.at == at && open_batch_.next_stage == next_stage) {
+    // Its own event would directly follow the batch's last one at the same time: ride along.
+    slots_[open_batch_.last_slot].next_in_batch = slot;
+    open_batch_.last_slot = slot;
+    return;
+  }
+  const sim::EventId id = sim_->Schedule(at, this, slot);
+  if (batch_parking_) open_batch_ = OpenBatch{id, at, static_cast<uint32_t>(next_stage), slot};
 }
 
 void Pipeline::OnEvent(Time now, uint64_t arg) {
@@ -74,11 +84,19 @@ void Pipeline::OnEvent(Time now, uint64_t arg) {
     stages_[index]->OnWakeup(now, *emitters_[index]);
     return;
   }
-  const auto slot = static_cast<uint32_t>(arg);
-  Packet p = std::move(slots_[slot].packet);
-  const size_t next = slots_[slot].next_stage;
-  free_slots_.push_back(slot);
-  Deliver(next, std::move(p), now);
+  // A batch that started running takes no more packets (conservatively: any running batch closes
+  // the open one; a later park opens a new batch).
+  open_batch_.event = 0;
+  auto slot = static_cast<uint32_t>(arg);
+  while (slot != kNoSlot) {
+    Slot& s = slots_[slot];
+    Packet p = std::move(s.packet);
+    const size_t next = s.next_stage;
+    const uint32_t following = s.next_in_batch;
+    free_slots_.push_back(slot);
+    Deliver(next, std::move(p), now);  // May park (and grow slots_): `s` is not used after this.
+    slot = following;
+  }
 }
 
 std::vector<StageStats> Pipeline::Stats() const {

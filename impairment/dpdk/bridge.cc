@@ -46,6 +46,7 @@ Bridge::Bridge(sim::Simulator* sim, const Options& options) : sim_(sim), opt_(op
   tx_port_[1] = opt_.port0;
   for (int d = 0; d < 2; ++d) {
     pipelines_[d] = std::make_unique<Pipeline>(sim_, DirectionName(static_cast<Direction>(d)));
+    pipelines_[d]->set_batch_parking(true);  // A burst parked by a delay stage: one event.
     pipelines_[d]->set_output([this, d](Packet&& p, Time) { OnOutput(d, std::move(p)); });
     pipelines_[d]->set_drop_observer([this, d](Packet&& p, const Stage&, Time) { OnDrop(d, std::move(p)); });
   }

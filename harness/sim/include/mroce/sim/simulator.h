@@ -57,6 +57,9 @@ class Simulator {
 
   [[nodiscard]] size_t pending() const { return heap_.size(); }
   [[nodiscard]] Time NextEventTime() const { return heap_.empty() ? Time::Infinite() : Time::FromNanos(heap_.front().time_ns); }
+  // Id of the most recently scheduled event (0 before the first). Lets a caller tell whether
+  // anything else was scheduled since its own last event.
+  [[nodiscard]] EventId last_scheduled() const { return next_seq_ - 1; }
   // Events executed since construction.
   [[nodiscard]] uint64_t events_run() const { return events_run_; }
 

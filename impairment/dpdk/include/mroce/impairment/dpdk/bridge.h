@@ -9,7 +9,8 @@
 // simulated fabric runs. Whatever the pipeline outputs is transmitted as bursts: an original packet
 // leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
 // corruption); a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
-// bulk. A direction with no stages forwards its mbufs untouched (no Packet at all) unless
+// bulk. The pipelines use batched parking (Pipeline::set_batch_parking: same decisions, one
+// simulator event per delayed burst instead of per packet). A direction with no stages forwards its mbufs untouched (no Packet at all) unless
 // Options::force_packet_path (with Options::inspect_headers it reads every frame's headers first).
 #pragma once
 
