@@ -60,9 +60,10 @@ Bridge::~Bridge() {
 }
 
 void Bridge::Recycle(Packet&& p) {
-  if (pool_.size() >= kMaxPooledPackets) return;  // Extra copies made by duplication: let them go.
-  p.Reset();
-  pool_.push_back(std::move(p));
+  // Only the byte buffer is worth keeping (its capacity); moving whole Packets in and out of a
+  // pool cost more than building a fresh one.
+  if (pool_.size() >= kMaxPooledPackets || p.bytes.capacity() == 0) return;  // Extra copies: let them go.
+  pool_.push_back(std::move(p.bytes));
 }
 
 void Bridge::FlushTx(int dir) {
@@ -160,7 +161,7 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
     rte_mbuf* m = pkts[i];
     Packet p;
     if (!pool_.empty()) {
-      p = std::move(pool_.back());
+      p.bytes.swap(pool_.back());
       pool_.pop_back();
     }
     CopyIn(m, &p.bytes);

@@ -4,7 +4,7 @@
 //
 // Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
 // delayed/held packets come due, then receives one burst per port, turns each mbuf into a pooled
-// impairment::Packet (the frame bytes are copied into the Packet's reused buffer; the mbuf rides
+// impairment::Packet (the frame bytes are copied into a reused byte buffer; the mbuf rides
 // along in Packet::opaque) and pushes it into that direction's Pipeline, the very stage code the
 // simulated fabric runs. Whatever the pipeline outputs is transmitted as bursts: an original packet
 // leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
@@ -102,8 +102,8 @@ class Bridge {
   std::array<uint16_t, 2> tx_n_{};
   std::array<rte_mbuf*, kMaxBurst> free_buf_{};
   uint16_t free_n_ = 0;
-  // Recycled Packets (their byte buffers keep their capacity).
-  std::vector<Packet> pool_;
+  // Recycled Packets' byte buffers (they keep their capacity).
+  std::vector<std::vector<uint8_t>> pool_;
   uint64_t next_id_ = 1;
 };
 
