@@ -1,6 +1,8 @@
 // DutSpec parsing and the factory of devices by kind.
 #include "mroce/dut/dut_spec.h"
 
+#include <map>
+
 #include "mroce/dut/reference_dut.h"
 #include "mroce/dut/rocev2_dut.h"
 #include "plugin_dut.h"
@@ -14,12 +16,13 @@ Result<DutSpec> DutSpec::Parse(std::string_view text) {
   const size_t colon = text.find(':');
   spec.kind = std::string(text.substr(0, colon));
   if (spec.kind.empty()) {
-    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2, plugin, process)");
+    return MakeError("dut.spec", "--dut '" + std::string(text) + "': missing kind before ':' (known: reference, rocev2, plugin, process, dpdk)");
   }
   if (colon == std::string_view::npos) return spec;
   std::string_view rest = text.substr(colon + 1);
-  // process:[options,]COMMAND: the command is free text (it may hold ',' and '='); ProcessDut parses it.
-  if (spec.kind == "process") {
+  // process:[options,]COMMAND and dpdk:options,control=COMMAND: the command (and dpdk's port devargs
+  // and EAL arguments) are free text that may hold ',' and '='; the adapter parses them.
+  if (spec.kind == "process" || spec.kind == "dpdk") {
     spec.options.emplace_back("spec", std::string(rest));
     return spec;
   }
@@ -55,9 +58,14 @@ std::vector<std::string> DutSpec::Values(std::string_view key) const {
   return out;
 }
 
-std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2", "plugin", "process"}; }
+std::vector<std::string> KnownDutKinds() { return {"reference", "rocev2", "plugin", "process", "dpdk"}; }
 
 namespace {
+
+std::map<std::string, DutKindFactory>& Registered() {
+  static std::map<std::string, DutKindFactory> kinds;
+  return kinds;
+}
 
 Status RejectUnknownOptions(const DutSpec& spec, std::initializer_list<std::string_view> allowed) {
   for (const auto& [k, v] : spec.options) {
@@ -75,7 +83,14 @@ Status RejectUnknownOptions(const DutSpec& spec, std::initializer_list<std::stri
 
 }  // namespace
 
+void RegisterDutKind(const std::string& kind, DutKindFactory factory) { Registered()[kind] = factory; }
+
 Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
+  if (auto it = Registered().find(spec.kind); it != Registered().end()) return it->second(spec);
+  if (spec.kind == "dpdk") {
+    return MakeError("dut.spec", "--dut '" + spec.text + "': the dpdk adapter was not built into this program "
+                                 "(configure with -DMROCE_DPDK=ON and libdpdk-dev installed; docs/adapter-guide.md)");
+  }
   if (spec.kind == "reference") {
     if (auto s = RejectUnknownOptions(spec, {"quirk"}); !s.ok()) return s.error();
     ref::Quirks quirks;

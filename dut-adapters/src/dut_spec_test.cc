@@ -50,5 +50,18 @@ TEST(DutSpecTest, MakeDutReferenceWithQuirkHasIdentity) {
   EXPECT_EQ(p.value()->Identity(), "reference");
 }
 
+// `dpdk:` keeps its text whole (devargs and the control command hold ',' and '='); a program that
+// did not register the adapter (this test, or a build without DPDK) says it was not built.
+TEST(DutSpecTest, DpdkTextIsKeptWholeAndAnUnregisteredDpdkSaysItWasNotBuilt) {
+  auto spec = DutSpec::Parse("dpdk:port=net_af_packet0,iface=v0,net=10.1.0.0,control=ssh dut a=b,c");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec.value().kind, "dpdk");
+  EXPECT_EQ(spec.value().Values("spec"),
+            std::vector<std::string>{"port=net_af_packet0,iface=v0,net=10.1.0.0,control=ssh dut a=b,c"});
+  auto d = MakeDut(spec.value());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("dpdk adapter was not built"), std::string::npos) << d.error().message;
+}
+
 }  // namespace
 }  // namespace mroce::dut

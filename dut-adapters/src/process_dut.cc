@@ -113,7 +113,7 @@ Result<std::unique_ptr<ProcessDut>> ProcessDut::Create(const Options& options) {
   if (!c.ok()) return MakeError("dut.protocol", "'" + options.command + "': hello reply." + c.error().message);
   d->caps_ = std::move(c).value();
   d->caps_.simulated_time = false;
-  d->caps_.max_planes = std::min<uint8_t>(d->caps_.max_planes, 8);  // eight plane subnets per address block
+  d->caps_.max_planes = std::min<uint8_t>(d->caps_.max_planes, std::min<uint8_t>(options.max_planes, 8));
   return d;
 }
 
@@ -381,24 +381,31 @@ Status ProcessDut::Start(const HostConfig& config, FrameSink* sink) {
   json ips = json::array();
   for (uint8_t p = 0; p < config.num_planes; ++p) ips.push_back(jsonl::Ipv4ToString(Real(p, config.ip)));
   start["plane_ips"] = ips;
+  DataPlaneConfig dp;
+  dp.udp_port = config.udp_port;
+  dp.num_planes = config.num_planes;
+  for (uint8_t p = 0; p < config.num_planes; ++p) dp.dut_ips.push_back(Real(p, config.ip));
+  if (options_.data_plane) {
+    auto d = options_.data_plane(dp);
+    if (!d.ok()) return d.error();
+    data_ = std::move(d).value();
+  } else {
+    data_ = std::make_unique<UdpDataPlane>(dp);
+  }
   auto r = Request("start", std::move(start));
   if (!r.ok()) return r.error();
   return OkStatus();
 }
 
-Result<UdpIo*> ProcessDut::PeerIo(uint8_t plane, const wire::Ipv4Address& virtual_ip) {
+Status ProcessDut::AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip) {
   const uint32_t n = static_cast<uint32_t>(virtual_ip[2]) << 8 | virtual_ip[3];
   if (n == 0 || n > 254) {
     return MakeError("dut.hosts", "host " + jsonl::Ipv4ToString(virtual_ip) + ": a process DUT reaches at most 253 peers");
   }
-  const wire::Ipv4Address real = Real(plane, virtual_ip);
-  auto it = peers_.find(ToU32(real));
-  if (it != peers_.end()) return it->second.get();
-  auto io = UdpIo::Open(real, config_.udp_port);
-  if (!io.ok()) return MakeError(io.error().code, "harness side of peer " + jsonl::Ipv4ToString(virtual_ip) + ": " + io.error().message);
-  UdpIo* p = io.value().get();
-  peers_.emplace(ToU32(real), std::move(io).value());
-  return p;
+  if (data_ == nullptr) return MakeError("dut.state", "the DUT was not started");
+  auto s = data_->AddPeer(plane, Real(plane, virtual_ip));
+  if (!s.ok()) return MakeError(s.error().code, "harness side of peer " + jsonl::Ipv4ToString(virtual_ip) + ": " + s.error().message);
+  return OkStatus();
 }
 
 Result<Buffer> ProcessDut::AllocBuffer(uint64_t length, uint32_t access) {
@@ -452,7 +459,7 @@ Result<OobInfo> ProcessDut::PrepareConnection(uint32_t index, TimeNs now) {
 
 Result<ConnHandle> ProcessDut::Connect(const PeerInfo& peer, TimeNs now) {
   for (uint8_t p = 0; p < config_.num_planes; ++p) {
-    if (auto io = PeerIo(p, peer.ip); !io.ok()) return io.error();
+    if (auto s = AddPeer(p, peer.ip); !s.ok()) return s.error();
   }
   PeerInfo on_wire = peer;
   on_wire.ip = Real(0, peer.ip);
@@ -515,32 +522,44 @@ Status ProcessDut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id
 }
 
 void ProcessDut::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) {
-  if (!failure_.empty()) return;
+  if (!failure_.empty() || data_ == nullptr) return;
   auto view = wire::FrameView::Locate(frame);
   if (!view.ok() || view->ip_version() != 4) return;  // nothing the kernel could carry
   wire::Ipv4Address src{};
   std::memcpy(src.data(), view->src_addr().data(), 4);
   if (plane >= config_.num_planes) return;
-  auto io = PeerIo(plane, src);
-  if (!io.ok()) return SetFailure("cannot be reached: " + io.error().message);
-  (void)io.value()->SendFrame(frame, Real(plane, config_.ip));  // errors counted in the peer's UdpIo
+  if (auto s = AddPeer(plane, src); !s.ok()) return SetFailure("cannot be reached: " + s.error().message);
+  // The same frame in on-wire addresses: peer -> DUT on this plane (IPv4 header checksum fixed,
+  // UDP checksum 0 as MetaRoCE senders send it).
+  std::vector<uint8_t> out(frame.begin(), frame.end());
+  const size_t l3 = view->l3_offset();
+  const size_t ihl = static_cast<size_t>(out[l3] & 0x0F) * 4;
+  const wire::Ipv4Address real_src = Real(plane, src), real_dst = Real(plane, config_.ip);
+  std::memcpy(&out[l3 + 12], real_src.data(), 4);
+  std::memcpy(&out[l3 + 16], real_dst.data(), 4);
+  out[l3 + 10] = out[l3 + 11] = 0;
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < ihl && l3 + i + 1 < out.size(); i += 2) sum += static_cast<uint32_t>(out[l3 + i]) << 8 | out[l3 + i + 1];
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  const uint16_t csum = static_cast<uint16_t>(~sum);
+  out[l3 + 10] = static_cast<uint8_t>(csum >> 8);
+  out[l3 + 11] = static_cast<uint8_t>(csum);
+  out[view->udp_offset() + 6] = out[view->udp_offset() + 7] = 0;
+  (void)data_->Send(plane, out);  // errors counted by the data plane; the protocol recovers from loss
 }
 
 void ProcessDut::DrainData() {
-  for (auto& [addr, io] : peers_) {
-    const auto where = Virtual(io->ip());
-    if (!where) continue;
-    const uint8_t plane = where->first;
+  if (data_ == nullptr) return;
+  data_->Poll([&](const WireDatagram& d) {
+    if (sink_ == nullptr || d.plane >= config_.num_planes) return;
+    if (d.src != Real(d.plane, config_.ip)) return;  // not from the DUT's port on this plane
+    const auto where = Virtual(d.dst);
+    if (!where || where->first != d.plane) return;
     const wire::Ipv4Address peer = where->second;
-    const wire::Ipv4Address dut_real = Real(plane, config_.ip);
-    const uint16_t port = io->port();
-    io->Receive([&](const Datagram& d) {
-      if (d.src != dut_real || sink_ == nullptr) return;  // not from the DUT's port on this plane
-      const wire::MacAddress peer_mac{0x02, 0, 0, 0, peer[2], peer[3]};
-      const std::vector<uint8_t> frame = FrameFor(config_.mac, peer_mac, config_.ip, peer, d.sport, port, d.tos, d.payload);
-      sink_->Send(frame, plane);
-    });
-  }
+    const wire::MacAddress peer_mac{0x02, 0, 0, 0, peer[2], peer[3]};
+    const std::vector<uint8_t> frame = FrameFor(config_.mac, peer_mac, config_.ip, peer, d.sport, d.dport, d.tos, d.payload);
+    sink_->Send(frame, d.plane);
+  });
 }
 
 TimeNs ProcessDut::NextDeadline() const { return failure_.empty() ? next_tick_ : kNever; }

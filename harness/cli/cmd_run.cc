@@ -97,7 +97,7 @@ class RunCommand : public Command {
     suite_ = DefaultSuite();
     sub.add_option("--suite", suite_, "Suite directory (or one case file)")->capture_default_str();
     sub.add_option("--filter", filter_, "Only cases whose id matches this glob");
-    sub.add_option("--dut", dut_, "Device under test: reference, reference:quirk=NAME, rocev2, plugin:PATH.so[,k=v], process:[net=A.B.C.D,][timeout_ms=N,]COMMAND (docs/adapter-guide.md)")->capture_default_str();
+    sub.add_option("--dut", dut_, "Device under test: reference, reference:quirk=NAME, rocev2, plugin:PATH.so[,k=v], process:[net=A.B.C.D,][timeout_ms=N,]COMMAND, dpdk:port=PORT,net=A.B.C.D[,...],control=COMMAND (docs/adapter-guide.md)")->capture_default_str();
     sub.add_option("--seed", seed_, "Run seed: the same seed gives the same bytes, verdicts and report")->capture_default_str();
     sub.add_option("--out", out_, "Run directory to write")->capture_default_str();
     sub.add_option("--jobs,-j", jobs_, "Cases run in parallel (0 = one per core)")->capture_default_str();

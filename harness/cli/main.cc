@@ -8,6 +8,9 @@
 
 #include "command.h"
 #include "mroce/harness/expectations.h"
+#ifdef MROCE_HAVE_DUT_DPDK
+#include "mroce/dut/dpdk_dut.h"
+#endif
 #ifdef MROCE_HAVE_SCAPY
 #include "mroce/session/scapy_eval.h"
 #endif
@@ -53,6 +56,9 @@ int main(int argc, char** argv) {
       return mroce::harness::kExitUsage;
     }
   }
+#ifdef MROCE_HAVE_DUT_DPDK
+  mroce::dut::dpdk::RegisterDpdkDut();  // `--dut dpdk:...` (without DPDK, MakeDut says it was not built)
+#endif
 #ifdef MROCE_HAVE_SCAPY
   mroce::session::InstallEmbeddedScapy();  // scripted `scapy:` steps; the interpreter starts on first use
 #endif

@@ -82,8 +82,9 @@ void CleanupEal() {
   g_eal_state = 0;
 }
 
-rte_mempool* CreatePool(const std::string& name, unsigned count, std::string* error) {
-  rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), count, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+rte_mempool* CreatePool(const std::string& name, unsigned count, std::string* error, unsigned data_room) {
+  const unsigned room = data_room == 0 ? RTE_MBUF_DEFAULT_BUF_SIZE : data_room + RTE_PKTMBUF_HEADROOM;
+  rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), count, 256, 0, static_cast<uint16_t>(room),
                                               static_cast<int>(rte_socket_id()));
   if (pool == nullptr) {
     *error = "cannot create mbuf pool '" + name + "' of " + std::to_string(count) + " mbufs: " + Errno(0) +

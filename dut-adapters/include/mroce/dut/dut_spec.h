@@ -25,6 +25,10 @@ struct DutSpec {
 
 // Builds a fresh device for one test case (each case gets its own, so state never leaks).
 [[nodiscard]] Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec);
+// Kinds built outside mroce_dut (dpdk: needs DPDK, dut-adapters/dpdk). The program registers them
+// before it calls MakeDut; a kind MakeDut knows of but nobody registered says it was not built.
+using DutKindFactory = Result<std::unique_ptr<Dut>> (*)(const DutSpec& spec);
+void RegisterDutKind(const std::string& kind, DutKindFactory factory);
 // The kinds MakeDut knows, for usage messages.
 [[nodiscard]] std::vector<std::string> KnownDutKinds();
 

@@ -11,7 +11,9 @@
 // net + 256 p + (h + 1) (default net: a 127.X.Y.0 block of the loopback, different for every case,
 // so runs may overlap), one subnet per plane as on a rail-optimised cluster. The DUT binds one
 // socket per plane; the harness binds one per peer and plane and one per UDP source port it sends
-// from, so path entropy, DSCP and ECN survive the kernel. At most 253 peers.
+// from, so path entropy, DSCP and ECN survive the kernel. At most 253 peers. Those sockets are the
+// default data plane (UdpDataPlane, data_plane.h); Options::data_plane replaces them (the `dpdk`
+// adapter carries the same on-wire frames through an ethdev).
 //
 // Time: the process runs on its own clock. The harness paces its simulated clock to the wall clock
 // (it never runs ahead of it) and reads the process's frames and events every tick (tick_us).
@@ -32,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mroce/dut/dut.h"
-#include "mroce/dut/udp_io.h"
+#include "mroce/dut/data_plane.h"
 
 namespace mroce::dut {
 
@@ -43,6 +45,9 @@ class ProcessDut final : public Dut {
     std::optional<wire::Ipv4Address> net;  // base of the on-wire addresses (default: a loopback block)
     int timeout_ms = 5000;                  // per control request
     int64_t tick_ns = 5000;                 // how often the process's output is read (simulated = wall)
+    // How frames reach the DUT (empty: kernel UDP sockets, UdpDataPlane); built at Start().
+    DataPlaneFactory data_plane;
+    uint8_t max_planes = 8;  // planes the data plane can carry (eight plane subnets per address block)
   };
   // Parses the text after "process:" (options, then the command). Errors name the part.
   [[nodiscard]] static Result<Options> ParseSpec(std::string_view text);
@@ -98,7 +103,8 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::string ExitText() const;
   [[nodiscard]] std::string StderrTail() const;
   void DrainData();
-  Result<UdpIo*> PeerIo(uint8_t plane, const wire::Ipv4Address& virtual_ip);
+  // The harness's side of fabric peer `virtual_ip` on `plane` (data plane AddPeer on its on-wire address).
+  Status AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip);
   // On-wire address of a fabric address on a plane: net + plane * 256 + (host + 1).
   [[nodiscard]] wire::Ipv4Address Real(uint8_t plane, const wire::Ipv4Address& virtual_ip) const;
   // (plane, fabric address) of an on-wire address, if it is one of this case's.
@@ -124,7 +130,7 @@ class ProcessDut final : public Dut {
   mutable std::string failure_;
   mutable int exit_status_ = -1;  // waitpid status once reaped
 
-  std::map<uint32_t, std::unique_ptr<UdpIo>> peers_;  // by real address
+  std::unique_ptr<DataPlane> data_;  // from Start()
   int64_t wall0_ = 0;
   TimeNs sim0_ = -1;
   TimeNs next_tick_ = 0;

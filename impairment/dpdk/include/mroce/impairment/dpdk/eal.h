@@ -19,8 +19,10 @@ namespace mroce::impairment::dpdk {
 // rte_eal_cleanup (after every port is closed). Safe to call when InitEal was not.
 void CleanupEal();
 
-// A packet mbuf pool of `count` mbufs of RTE_MBUF_DEFAULT_BUF_SIZE. nullptr and *error on failure.
-[[nodiscard]] rte_mempool* CreatePool(const std::string& name, unsigned count, std::string* error);
+// A packet mbuf pool of `count` mbufs of RTE_MBUF_DEFAULT_BUF_SIZE (or `data_room` bytes of data
+// room plus headroom, for jumbo frames in one segment). nullptr and *error on failure.
+[[nodiscard]] rte_mempool* CreatePool(const std::string& name, unsigned count, std::string* error,
+                                      unsigned data_room = 0);
 
 // Finds or creates the port `spec` names and starts it with one RX and one TX queue (promiscuous):
 //   an existing ethdev name (a --vdev of the EAL arguments, or a PCI address the EAL probed);
