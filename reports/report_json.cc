@@ -56,6 +56,8 @@ class JsonWriter : public RunVisitor {
     test_["verdict"] = std::string(harness::ToString(t.verdict));
     test_["reason"] = t.reason;
     test_["duration_s"] = t.duration_s;
+    if (t.stall_ms > 0) test_["stall_ms"] = t.stall_ms;  // live DUTs only
+    if (t.attempts > 1) test_["attempts"] = t.attempts;
     test_["seed"] = t.seed;
     test_["evidence"] = t.evidence;
     test_["reproduce"] = t.reproduce;
@@ -115,6 +117,11 @@ class Reader {
               (type == json::value_t::number_integer && v.is_number_integer());
     if (!ok) return Fail(path + key, std::string("expected ") + TypeName(type) + ", got " + v.type_name());
     return &v;
+  }
+  // As Get, but an absent key is not an error (nullptr).
+  const json* Optional(const json& obj, const std::string& path, const char* key, json::value_t type) {
+    if (failed_ || !obj.is_object() || !obj.contains(key)) return nullptr;
+    return Get(obj, path, key, type);
   }
   std::string Str(const json& obj, const std::string& path, const char* key) {
     const json* v = Get(obj, path, key, json::value_t::string);
@@ -218,6 +225,8 @@ std::optional<RunResult> FromJson(const json& j, std::string* error) {
       t.verdict = r.Enum<harness::Verdict>(tj, p, "verdict", harness::ParseVerdict);
       t.reason = r.Str(tj, p, "reason");
       if (const json* d = r.Get(tj, p, "duration_s", json::value_t::number_float)) t.duration_s = d->get<double>();
+      if (const json* l = r.Optional(tj, p, "stall_ms", json::value_t::number_float)) t.stall_ms = l->get<double>();
+      if (const json* a = r.Optional(tj, p, "attempts", json::value_t::number_unsigned)) t.attempts = a->get<int>();
       if (const json* s = r.Get(tj, p, "seed", json::value_t::number_unsigned)) t.seed = s->get<uint64_t>();
       t.evidence = r.StrList(tj, p, "evidence");
       t.reproduce = r.Str(tj, p, "reproduce");

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -304,6 +305,17 @@ void ProcessDut::HandleLine(std::string_view line) const {
 Result<json> ProcessDut::Request(const std::string& op, json args) const {
   if (!failure_.empty()) return MakeError("dut.failed", failure_);
   const uint64_t id = next_id_++;
+  // Until the DUT has been asked to send (a post_send, post_write or post_read), it has nothing in
+  // flight that a blocked harness could stall: setup requests (alloc, write, connect...) count as
+  // service. From then on a request blocks the simulation while the DUT's clock runs: stall time.
+  if (op == "post_send" || op == "post_write" || op == "post_read") sending_ = true;
+  struct Served {
+    int64_t& at;
+    bool count;
+    ~Served() {
+      if (count && at >= 0) at = MonotonicNs();
+    }
+  } served{served_wall_, !sending_};
   args["id"] = id;
   args["op"] = op;
   const std::string line = args.dump() + "\n";
@@ -405,7 +417,16 @@ Status ProcessDut::AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip) {
   if (data_ == nullptr) return MakeError("dut.state", "the DUT was not started");
   auto s = data_->AddPeer(plane, Real(plane, virtual_ip));
   if (!s.ok()) return MakeError(s.error().code, "harness side of peer " + jsonl::Ipv4ToString(virtual_ip) + ": " + s.error().message);
+  RebuildWaitFds();
   return OkStatus();
+}
+
+void ProcessDut::RebuildWaitFds() {
+  wait_fds_.clear();
+  const std::vector<int> fds = data_ ? data_->ReadFds() : std::vector<int>{};
+  if (fds.empty()) return;  // a polled data plane (ethdev): OnTimer spins
+  wait_fds_.push_back(pollfd{from_child_, POLLIN, 0});
+  for (int fd : fds) wait_fds_.push_back(pollfd{fd, POLLIN, 0});
 }
 
 Result<Buffer> ProcessDut::AllocBuffer(uint64_t length, uint32_t access) {
@@ -567,14 +588,29 @@ TimeNs ProcessDut::NextDeadline() const { return failure_.empty() ? next_tick_ :
 void ProcessDut::OnTimer(TimeNs now) {
   if (!failure_.empty()) return;
   if (sim0_ < 0) {
+    // Sleeps below are a few microseconds: ask the kernel not to round them up by its default
+    // 50 us timer slack (per thread: the one running this case).
+    ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     sim0_ = now;
     wall0_ = WallNs();
   }
+  // Simulated time is paced to wall time: wait until the wall clock reaches this tick, reading the
+  // DUT's output meanwhile; sleep on its descriptors rather than spin, so a loaded host keeps a core
+  // for the DUT. When the harness is behind (a busy simulation), ticks come back to back and the
+  // DUT is still served; a long wall gap between two ticks is a stall the DUT saw (LongestStall()).
   const int64_t target = wall0_ + (now - sim0_);
-  do {
+  const int64_t entry = WallNs();
+  if (served_wall_ >= 0) longest_stall_ns_ = std::max<TimeNs>(longest_stall_ns_, entry - served_wall_);
+  while (true) {
     if (!ReadControl(0)) return;
     DrainData();
-  } while (WallNs() < target);
+    const int64_t left = target - WallNs();
+    if (left <= 0) break;
+    if (wait_fds_.empty()) continue;  // polled data plane
+    const timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    ::ppoll(wait_fds_.data(), wait_fds_.size(), &ts, nullptr);
+  }
+  served_wall_ = WallNs();
   next_tick_ = now + options_.tick_ns;
 }
 

@@ -44,4 +44,11 @@ size_t UdpDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn) {
   return n;
 }
 
+std::vector<int> UdpDataPlane::ReadFds() const {
+  std::vector<int> fds;
+  fds.reserve(peers_.size());
+  for (const auto& [addr, peer] : peers_) fds.push_back(peer.io->fd());
+  return fds;
+}
+
 }  // namespace mroce::dut

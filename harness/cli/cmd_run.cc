@@ -104,6 +104,8 @@ class RunCommand : public Command {
     sub.add_option("--shard", shard_, "Run only shard I of N (I/N, 1-based); merge the shards with 'mroce-cts merge'");
     sub.add_option("--expectations", expectations_, "Waivers file (YAML): expected non-pass results of this DUT");
     sub.add_option("--catalog", catalog_, "Clause catalog (clauses.json); found next to the suite by default");
+    sub.add_option("--max-stall-us", max_stall_us_, "Live DUTs: a case that did not pass after the harness left the DUT unserved for longer than this is rerun")->capture_default_str();
+    sub.add_option("--live-attempts", live_attempts_, "Live DUTs: runs in all for a case that keeps stalling; then it is inconclusive")->capture_default_str();
     sub.add_flag("--quiet,-q", quiet_, "Print only the summary");
   }
 
@@ -125,6 +127,14 @@ class RunCommand : public Command {
     }
     if (jobs_ < 0) {
       err << "mroce-cts run: error: --jobs " << jobs_ << ": must be >= 0\n";
+      return harness::kExitUsage;
+    }
+    if (max_stall_us_ <= 0) {
+      err << "mroce-cts run: error: --max-stall-us " << max_stall_us_ << ": must be > 0\n";
+      return harness::kExitUsage;
+    }
+    if (live_attempts_ < 1) {
+      err << "mroce-cts run: error: --live-attempts " << live_attempts_ << ": must be >= 1\n";
       return harness::kExitUsage;
     }
     std::vector<harness::Expectation> waivers;
@@ -175,6 +185,8 @@ class RunCommand : public Command {
     opts.seed = seed_;
     opts.dut_spec = dut_;
     opts.run_dir = out_;
+    opts.max_stall_ns = max_stall_us_ * 1000;
+    opts.live_attempts = live_attempts_;
     const dut::DutSpec dut_spec = spec.value();
     opts.make_dut = [dut_spec]() { return dut::MakeDut(dut_spec); };
 
@@ -257,6 +269,8 @@ class RunCommand : public Command {
   uint64_t seed_ = 1;
   std::string out_ = "mroce-run";
   int jobs_ = 0;
+  int64_t max_stall_us_ = 5000;
+  int live_attempts_ = 3;
   std::string shard_;
   std::string expectations_;
   std::string catalog_;

@@ -59,12 +59,13 @@ class Live : public ::testing::Test {
 TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
   const Output sim = Cts("run -q --suite " + suite_ + " --out " + (root_ / "sim").string());
   ASSERT_EQ(sim.status, 0) << sim.out;
-  const Output live = Cts("run -q --suite " + suite_ + " --dut " + Dut(refd_) + " --out " + (root_ / "live").string());
-  ASSERT_EQ(live.status, 0) << live.out;
+  // One case at a time: each live case is a harness and a DUT process keeping real time.
+  const Output live = Cts("run -q -j 1 --suite " + suite_ + " --dut " + Dut(refd_) + " --out " + (root_ / "live").string());
+  ASSERT_TRUE(fs::exists(root_ / "live" / "report.json")) << live.out;
   std::map<std::string, std::string> sim_verdict;
   const nlohmann::json sim_report = Report(root_ / "sim"), live_report = Report(root_ / "live");
   for (const auto& t : sim_report["tests"]) sim_verdict[t["id"]] = t["verdict"];
-  int ran = 0, skipped = 0;
+  int ran = 0, skipped = 0, stalled = 0;
   for (const auto& t : live_report["tests"]) {
     const std::string id = t["id"], verdict = t["verdict"];
     if (verdict == "skip") {
@@ -75,9 +76,20 @@ TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
       continue;
     }
     ++ran;
-    EXPECT_EQ(verdict, sim_verdict[id]) << id << ": " << t.value("reason", "");
+    const std::string reason = t.value("reason", "");
+    if (verdict == "inconclusive" && reason.find("left the live DUT unserved") != std::string::npos) {
+      // The host was too loaded in every run of this case (3 runs): the harness said so instead
+      // of blaming the DUT. Tolerated for a few cases on a busy CI machine, never a fail.
+      ++stalled;
+      EXPECT_EQ(t["attempts"], 3) << id;
+      continue;
+    }
+    EXPECT_EQ(verdict, sim_verdict[id]) << id << ": " << reason << " (stall " << t.value("stall_ms", 0.0) << " ms, "
+                                        << t.value("attempts", 1) << " run(s))";
   }
   EXPECT_GE(ran, 30) << "the live-capable part of the suite shrank";
+  EXPECT_LE(stalled, 3) << "too many live cases could not be judged on this host";
+  if (stalled == 0) EXPECT_EQ(live.status, 0) << live.out;
   EXPECT_EQ(ran + skipped, static_cast<int>(sim_verdict.size()));
   EXPECT_NE(live_report["dut"].dump().find("mroce-refd"), std::string::npos);
 }
@@ -131,3 +143,35 @@ TEST_F(Live, ADutThatCannotStartStopsTheRunBeforeItBeginsNamingWhy) {
 }
 
 }  // namespace
+
+TEST_F(Live, AFailureAfterAStallIsRerunAndThenInconclusiveNotBlamedOnTheDut) {
+  // A DUT that really fails (sends on one path only). With the default stall limit (5 ms) an
+  // unloaded run states the failure; with a 1 us limit every run counts as stalled, so the case is
+  // run 3 times and ends inconclusive naming the stall, with the DUT's own failure quoted.
+  const std::string dut = Dut(refd_ + " --quirk single_path");
+  const std::string filter = " --filter 'multipath.e2e.spray-sender' --dut " + dut;
+  const Output strict = Cts("run -q --suite " + suite_ + filter + " --out " + (root_ / "a").string());
+  EXPECT_EQ(strict.status, 1) << strict.out;
+  const auto a = Report(root_ / "a")["tests"][0];
+  EXPECT_EQ(a["verdict"], "fail") << a.dump();
+  EXPECT_GT(a.value("stall_ms", 0.0), 0.0) << "a live run reports its longest stall";
+
+  const Output tight = Cts("run -q --max-stall-us 1 --suite " + suite_ + filter + " --out " + (root_ / "b").string());
+  const auto b = Report(root_ / "b")["tests"][0];
+  EXPECT_EQ(b["verdict"], "inconclusive") << b.dump();
+  EXPECT_EQ(b["attempts"], 3);
+  const std::string reason = b["reason"];
+  EXPECT_NE(reason.find("left the live DUT unserved for"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("(limit 0.001 ms) in each of 3 run(s)"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("the last run said fail (multipath:"), std::string::npos) << reason;
+
+  const Output once = Cts("run -q --max-stall-us 1 --live-attempts 1 --suite " + suite_ + filter + " --out " + (root_ / "c").string());
+  EXPECT_EQ(Report(root_ / "c")["tests"][0].value("attempts", 1), 1);
+
+  const Output bad = Cts("run -q --max-stall-us 0 --suite " + suite_ + filter + " --out " + (root_ / "d").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--max-stall-us 0: must be > 0"), std::string::npos) << bad.out;
+  const Output bad2 = Cts("run -q --live-attempts 0 --suite " + suite_ + filter + " --out " + (root_ / "e").string());
+  EXPECT_EQ(bad2.status, 2);
+  EXPECT_NE(bad2.out.find("--live-attempts 0: must be >= 1"), std::string::npos) << bad2.out;
+}

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "mroce/dut/dut.h"
 #include "mroce/dut/udp_io.h"
@@ -46,6 +47,9 @@ class DataPlane {
   virtual Status Send(uint8_t plane, std::span<const uint8_t> frame) = 0;
   // Hands every datagram received for a peer address since the last call to `fn`; returns how many.
   virtual size_t Poll(const std::function<void(const WireDatagram&)>& fn) = 0;
+  // File descriptors that become readable when Poll() has something: the process adapter sleeps on
+  // them between ticks. Empty (a polled ethdev): it keeps polling instead.
+  [[nodiscard]] virtual std::vector<int> ReadFds() const { return {}; }
 };
 
 // Builds the data plane of one case (called from ProcessDut::Start).
@@ -58,6 +62,7 @@ class UdpDataPlane final : public DataPlane {
   Status AddPeer(uint8_t plane, const wire::Ipv4Address& ip) override;
   Status Send(uint8_t plane, std::span<const uint8_t> frame) override;
   size_t Poll(const std::function<void(const WireDatagram&)>& fn) override;
+  [[nodiscard]] std::vector<int> ReadFds() const override;
 
  private:
   struct Peer {

@@ -179,6 +179,10 @@ class Dut {
   // Non-empty once the device itself has failed: it crashed, hung or broke its control protocol
   // (live devices). The harness stops the case and gives it an ERROR verdict with this reason.
   [[nodiscard]] virtual std::string Failure() const { return {}; }
+  // Live devices: the longest wall-clock time in this case during which the harness did not serve
+  // the device (it was descheduled or busy): the device saw a network stall no case asked for. 0 for
+  // devices on the simulated clock, which cannot see one.
+  [[nodiscard]] virtual TimeNs LongestStall() const { return 0; }
 };
 
 }  // namespace mroce::dut

@@ -28,6 +28,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <poll.h>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,7 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::vector<Counter> Telemetry() const override;
   [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
+  [[nodiscard]] TimeNs LongestStall() const override { return longest_stall_ns_; }
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
@@ -134,6 +136,11 @@ class ProcessDut final : public Dut {
   int64_t wall0_ = 0;
   TimeNs sim0_ = -1;
   TimeNs next_tick_ = 0;
+  TimeNs longest_stall_ns_ = 0;  // LongestStall(): worst wall gap between two ticks' service
+  mutable int64_t served_wall_ = -1;  // wall time the harness last served the DUT (tick or setup request)
+  mutable bool sending_ = false;      // the DUT was asked to send: requests now stall it
+  std::vector<pollfd> wait_fds_;     // control pipe + the data plane's ReadFds(); empty: poll busily
+  void RebuildWaitFds();
 };
 
 }  // namespace mroce::dut

@@ -75,6 +75,8 @@ struct TestResult {
   Verdict verdict = Verdict::kPass;
   std::string reason;                  // One line; for failures, the first failing check's.
   double duration_s = 0;               // Wall-clock seconds the case took.
+  double stall_ms = 0;             // Live DUTs: longest the harness left the DUT unserved (last run).
+  int attempts = 1;                    // Runs it took (a live run that lagged is rerun).
   uint64_t seed = 0;
   std::vector<std::string> evidence;   // Run-relative paths: evidence/<id>.pcap, trace ...
   std::string reproduce;               // One shell command that reruns the case with the seed.

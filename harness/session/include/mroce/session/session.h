@@ -35,6 +35,11 @@ struct SessionOptions {
   // ~512 samples are kept). Sampling walks the DUT's whole state: benchmarks with thousands of
   // connections sample less often.
   int telemetry_interval_rtts = 1;
+  // Live DUTs: a case that did not pass after the harness left the DUT unserved for longer than
+  // this (Dut::LongestStall) is rerun, up to live_attempts runs in all; if every run stalled it is
+  // inconclusive.
+  int64_t max_stall_ns = 5'000'000;
+  int live_attempts = 3;
 };
 
 // One message of the workload, as planned before the run.
@@ -95,6 +100,7 @@ struct RunRecord {
   std::string setup_error;        // Non-empty: the harness could not set the case up (ERROR).
   std::string dut_error;          // Non-empty: the DUT refused a control call (judged by checks).
   std::string dut_failure;        // Non-empty: the DUT crashed, hung or broke its protocol (ERROR).
+  int64_t stall_ns = 0;       // Live DUTs: Dut::LongestStall() at the end of the case.
   FabricStats fabric;             // Filled when the run got past setup.
   // DUT protocol state (Dut::StateBytes) once connected and before any operation was posted, and
   // again 1 ms (state_after_delay_ns) after traffic stopped: the workload ended and no frame moved.
