@@ -38,6 +38,10 @@ Result<int> BoundSocket(const wire::Ipv4Address& ip, uint16_t port, bool recv_to
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSocketBuffer, sizeof kSocketBuffer);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSocketBuffer, sizeof kSocketBuffer);
   if (recv_tos) ::setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+  // Send with UDP checksum 0, as MetaRoCE (like RoCEv2: the ICRC covers the packet) is sent. It
+  // also keeps datagrams correct when a capture point (af_packet on a veth) sees them before a
+  // checksum offload would have filled the checksum in.
+  ::setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof one);
   const sockaddr_in a = Addr(ip, port);
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
     const int e = errno;

@@ -60,6 +60,8 @@ class ImpairCommand : public Command {
     sub.add_option("--duration", duration_, "Stop after this long (e.g. 10s; default: until SIGINT/SIGTERM)");
     sub.add_option("--burst", burst_, "RX burst size (1..256)")->capture_default_str();
     sub.add_option("--pool-size", pool_size_, "mbufs in the pool")->capture_default_str();
+    sub.add_option("--mbuf-size", mbuf_size_, "Bytes of frame data per mbuf (0 = DPDK's default, 2048; e.g. 9216 for jumbo frames, "
+                   "as net_af_packet with framesz=8192 needs)")->capture_default_str();
     sub.add_flag("--bench", bench_, "Measure Mpps on a net_ring loop (stages off / all on) beside dpdk-testpmd");
     sub.add_flag("--quick", quick_, "--bench: short runs (smoke test; figures are not the published ones)");
     sub.add_option("--json", json_, "--bench: write the figures as JSON to FILE");
@@ -84,6 +86,7 @@ class ImpairCommand : public Command {
     };
     if (burst_ < 1 || burst_ > impairment::dpdk::Bridge::kMaxBurst) return usage("--burst must be in 1..256");
     if (pool_size_ < 1024) return usage("--pool-size must be at least 1024");
+    if (mbuf_size_ != 0 && (mbuf_size_ < 128 || mbuf_size_ > 65000)) return usage("--mbuf-size must be 0 or 128..65000");
     if (bench_) {
       if (!port0_.empty() || !port1_.empty() || !profile_.empty()) {
         return usage("--bench makes its own net_ring ports and profile: do not give --port0/--port1/--profile");
@@ -128,7 +131,7 @@ class ImpairCommand : public Command {
     }
     std::string e;
     if (!impairment::dpdk::InitEal("mroce-cts", eal, &e)) return usage(e);
-    rte_mempool* pool = impairment::dpdk::CreatePool("mroce_impair", pool_size_, &e);
+    rte_mempool* pool = impairment::dpdk::CreatePool("mroce_impair", pool_size_, &e, mbuf_size_);
     if (pool == nullptr) {
       impairment::dpdk::CleanupEal();
       return usage(e);
@@ -318,6 +321,7 @@ class ImpairCommand : public Command {
   uint64_t seed_ = 1;
   int burst_ = 32;
   unsigned pool_size_ = 16383;
+  unsigned mbuf_size_ = 0;
   bool bench_ = false, quick_ = false;
   std::string testpmd_ = "/usr/bin/dpdk-testpmd";
   std::string testpmd_lcores_ = "0,1";
