@@ -148,6 +148,7 @@ TEST(ImpairCli, BadFlagsExitTwoNamingTheProblem) {
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", "/nonexistent.yaml"},
        "/nonexistent.yaml: cannot read file"},
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--burst", "0"}, "--burst must be in 1..256"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--mbuf-size", "64"}, "--mbuf-size must be 0 or 128..65000"},
       {{"--bench", "--port0", "net_ring0"}, "--bench makes its own"},
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--frobnicate"}, "frobnicate"},
   };
