@@ -172,6 +172,7 @@ TEST(ImpairCli, BadEalArgumentsAndPortsExitTwo) {
                    "net_ring1", "--profile", prof});
   EXPECT_EQ(o.status, 2) << o.out;
   EXPECT_NE(o.out.find("EAL initialisation failed"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Invalid argument (22); an argument is not valid"), std::string::npos) << o.out;
   o = RunImpair({"--port0", "net_nosuchdriver0", "--port1", "net_ring1", "--profile", prof});
   SKIP_IF_NO_EAL(o);
   EXPECT_EQ(o.status, 2) << o.out;

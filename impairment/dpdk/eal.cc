@@ -69,7 +69,11 @@ bool InitEal(const std::string& program, const std::vector<std::string>& args, s
     g_eal_state = -1;
     std::string joined;
     for (const std::string& a : args) joined += (joined.empty() ? "" : " ") + a;
-    g_eal_error = "DPDK EAL initialisation failed with arguments '" + joined + "': " + Errno(rc);
+    // rte_eal_init returns -1 and says why in rte_errno (EINVAL: a bad argument; EALREADY,
+    // EACCES, ENOMEM...); its own log line above names the argument.
+    const int e = rte_errno;
+    g_eal_error = "DPDK EAL initialisation failed with arguments '" + joined + "': " + rte_strerror(e) + " (" +
+                  std::to_string(e) + ")" + (e == EINVAL ? "; an argument is not valid (the EAL's message above names it)" : "");
     *error = g_eal_error;
     return false;
   }
