@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "mroce/dut/live_clock.h"
 #include "mroce/dut/process_protocol.h"
 #include "mroce/impairment/dpdk/eal.h"
 
@@ -24,12 +25,6 @@ constexpr unsigned kDataRoom = 9216 + 64;  // one segment holds a 9000-byte-MTU 
 constexpr size_t kMaxPending = 256;
 constexpr int64_t kArpRetryNs = 100'000'000;
 constexpr uint16_t kBurst = 32;
-
-int64_t NowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 void PutBe16(uint8_t* p, uint16_t v) {
@@ -322,7 +317,7 @@ Status EthdevDataPlane::Send(uint8_t plane, std::span<const uint8_t> frame) {
   std::memcpy(spa.data(), out.data() + 14 + 12, 4);
   if (p.pending.size() < kMaxPending) p.pending.push_back(std::move(out));
   else ++tx_drops_;
-  const int64_t now = NowNs();
+  const int64_t now = MonotonicNs();
   if (now - p.last_arp_ns >= kArpRetryNs) {
     p.last_arp_ns = now;
     Arp(p, 1, wire::MacAddress{}, spa, p.dut_ip);

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "mroce/dut/live_clock.h"
 #include "mroce/dut/process_protocol.h"
 #include "mroce/wire/frame_view.h"
 
@@ -26,12 +27,6 @@ namespace mroce::dut {
 using nlohmann::json;
 
 namespace {
-
-int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 uint32_t ToU32(const wire::Ipv4Address& a) {
   return static_cast<uint32_t>(a[0]) << 24 | static_cast<uint32_t>(a[1]) << 16 | static_cast<uint32_t>(a[2]) << 8 | a[3];

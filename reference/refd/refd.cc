@@ -9,21 +9,17 @@
 #include <cstring>
 #include <thread>
 
+#include "mroce/dut/live_clock.h"
 #include "mroce/dut/process_protocol.h"
 #include "mroce/wire/frame_view.h"
 
 namespace mroce::refd {
 
+using dut::MonotonicNs;
 using dut::jsonl::Fields;
 using nlohmann::json;
 
 namespace {
-
-int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // A stable MAC for a peer known only by its IPv4 address (the kernel hides the real one).
 wire::MacAddress MacOf(const wire::Ipv4Address& ip) { return {0x02, 0x52, ip[0], ip[1], ip[2], ip[3]}; }
