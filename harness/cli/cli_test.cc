@@ -13,28 +13,15 @@
 #include "mroce/wire/wire.h"
 #endif
 #include "mroce/reports/run_dir.h"
+#include "cts_test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using mroce::harness::Verdict;
 
-struct Output {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Output Cts(const std::string& args) {
-  Output o;
-  std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using mroce::cli::testing::Cts;
+using mroce::cli::testing::Output;
 
 const std::string kData = MROCE_LOADER_TESTDATA;
 

@@ -10,26 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cts_test_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int status = -1;
-  std::string out;
-};
-
-Output Cts(const std::string& args) {
-  Output o;
-  std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using mroce::cli::testing::Cts;
+using mroce::cli::testing::Output;
 
 std::string Slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

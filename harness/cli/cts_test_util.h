@@ -1,0 +1,32 @@
+// Test helper shared by the CLI tests: runs the mroce-cts binary (MROCE_CTS_BIN, defined by each
+// test target) through the shell and returns its exit status and output.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace mroce::cli::testing {
+
+struct Output {
+  int status = -1;  // exit status, or -1 when killed by a signal
+  std::string out;  // stdout and stderr together
+};
+
+// Runs `mroce-cts ARGS 2>&1` (ARGS is shell text: quote as on a command line).
+inline Output Cts(const std::string& args) {
+  Output o;
+  const std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return o;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+}  // namespace mroce::cli::testing
