@@ -188,12 +188,19 @@ class HtmlReport : public RunVisitor {
   void BeginTests() override {
     o_ << "<h2>Cases</h2>\n<table id=\"tests\">\n<tr><th>case</th><th>level</th><th>verdict</th><th>expectation</th><th>time (s)</th><th>reason</th></tr>\n";
   }
+  // Live DUTs: how many runs the case took and its longest stall ("" on the simulated clock).
+  static std::string LiveNote(const TestResult& t) {
+    std::string n;
+    if (t.attempts > 1) n += "<br>" + std::to_string(t.attempts) + " runs";
+    if (t.stall_ms > 0) n += "<br>stall " + Fixed(t.stall_ms, 2) + " ms";
+    return n;
+  }
   void BeginTest(const TestResult& t) override {
     std::string v(harness::ToString(t.verdict));
     o_ << "<tr><td><a href=\"#" << Anchor(t.id) << "\">" << HtmlEscape(t.id) << "</a></td><td>" << harness::ToString(t.level)
        << "</td><td class=\"" << VerdictClass(v) << "\">" << v << "</td><td>"
        << (t.expectation == harness::ExpectationStatus::kNone ? "" : std::string(harness::ToString(t.expectation)))
-       << "</td><td>" << Fixed(t.duration_s, 3) << "</td><td>" << HtmlEscape(t.reason) << "</td></tr>\n";
+       << "</td><td>" << Fixed(t.duration_s, 3) << LiveNote(t) << "</td><td>" << HtmlEscape(t.reason) << "</td></tr>\n";
     Evidence(t);
   }
   void EndTests() override {

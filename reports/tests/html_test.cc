@@ -35,6 +35,8 @@ TEST(Html, VerdictCoverageAndEvidence) {
   EXPECT_NE(html.find("aria-label=\"bytes\""), std::string::npos);
   EXPECT_NE(html.find("aria-label=\"goodput\""), std::string::npos);
   EXPECT_EQ(html.find("Incomplete run"), std::string::npos);
+  // A live case's runs and longest stall sit under its time.
+  EXPECT_NE(html.find("<br>3 runs<br>stall 12.50 ms</td>"), std::string::npos);
 }
 
 TEST(Html, ConformantAndIncompleteBanners) {

@@ -77,6 +77,8 @@ harness::RunResult SampleRun() {
   inconclusive.level = Level::kMay;
   inconclusive.verdict = Verdict::kInconclusive;
   inconclusive.reason = "no CE marks were applied";
+  inconclusive.stall_ms = 12.5;  // a live DUT's case, rerun after stalls
+  inconclusive.attempts = 3;
 
   run.tests = {pass, fail, skip, error, inconclusive};
   run.clauses = {{"MR-ZZZ-1", Level::kMust, "an untested clause", {}, "untested"}};
