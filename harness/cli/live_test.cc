@@ -15,6 +15,16 @@
 
 #include "cts_test_util.h"
 
+// Judging a live DUT's timing needs a harness that keeps up with the wall clock. A sanitized Debug
+// build does not: in CI (ASan+UBSan, -O0) 20 of the 34 live cases stalled the DUT for more than 5 ms
+// in each of 3 runs. The failure-handling tests (crash, hang, garbage) still run there.
+#ifdef MROCE_SANITIZED_BUILD
+#define SKIP_WHERE_THE_HARNESS_CANNOT_KEEP_REAL_TIME() \
+  GTEST_SKIP() << "sanitized build: the harness cannot keep real time for a live DUT's verdicts"
+#else
+#define SKIP_WHERE_THE_HARNESS_CANNOT_KEEP_REAL_TIME() (void)0
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -45,6 +55,7 @@ class Live : public ::testing::Test {
 };
 
 TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
+  SKIP_WHERE_THE_HARNESS_CANNOT_KEEP_REAL_TIME();
   const Output sim = Cts("run -q --suite " + suite_ + " --out " + (root_ / "sim").string());
   ASSERT_EQ(sim.status, 0) << sim.out;
   // One case at a time: each live case is a harness and a DUT process keeping real time.
@@ -133,6 +144,7 @@ TEST_F(Live, ADutThatCannotStartStopsTheRunBeforeItBeginsNamingWhy) {
 }  // namespace
 
 TEST_F(Live, AFailureAfterAStallIsRerunAndThenInconclusiveNotBlamedOnTheDut) {
+  SKIP_WHERE_THE_HARNESS_CANNOT_KEEP_REAL_TIME();
   // A DUT that really fails (sends on one path only). With the default stall limit (5 ms) an
   // unloaded run states the failure; with a 1 us limit every run counts as stalled, so the case is
   // run 3 times and ends inconclusive naming the stall, with the DUT's own failure quoted.

@@ -103,7 +103,7 @@ class Runner : public sim::EventHandler {
     if (rec_.dut_error.empty()) rec_.dut_error = std::move(msg);
   }
   // The DUT itself failed (crashed, hung, broke its control protocol): stop waiting for it.
-  bool Broken() const { return !devs_.empty() && !devs_[0]->Failure().empty(); }
+  bool Broken() const { return !devs_.empty() && devs_[0]->Failed(); }
 
   const harness::Case& case_;
   const SessionOptions& opt_;

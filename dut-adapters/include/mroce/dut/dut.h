@@ -179,6 +179,8 @@ class Dut {
   // Non-empty once the device itself has failed: it crashed, hung or broke its control protocol
   // (live devices). The harness stops the case and gives it an ERROR verdict with this reason.
   [[nodiscard]] virtual std::string Failure() const { return {}; }
+  // Failure() is non-empty, without building the text (asked once per simulated event).
+  [[nodiscard]] virtual bool Failed() const { return !Failure().empty(); }
   // Live devices: the longest wall-clock time in this case during which the harness did not serve
   // the device (it was descheduled or busy): the device saw a network stall no case asked for. 0 for
   // devices on the simulated clock, which cannot see one.

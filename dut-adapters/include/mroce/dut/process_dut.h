@@ -87,6 +87,7 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::vector<Counter> Telemetry() const override;
   [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
+  [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
   [[nodiscard]] TimeNs LongestStall() const override { return longest_stall_ns_; }
 
   [[nodiscard]] pid_t pid() const { return pid_; }
