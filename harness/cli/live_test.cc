@@ -145,15 +145,16 @@ TEST_F(Live, ADutThatCannotStartStopsTheRunBeforeItBeginsNamingWhy) {
 
 TEST_F(Live, AFailureAfterAStallIsRerunAndThenInconclusiveNotBlamedOnTheDut) {
   SKIP_WHERE_THE_HARNESS_CANNOT_KEEP_REAL_TIME();
-  // A DUT that really fails (sends on one path only). With the default stall limit (5 ms) an
-  // unloaded run states the failure; with a 1 us limit every run counts as stalled, so the case is
+  // A DUT that really fails (sends on one path only). With a stall limit no run reaches (1 s) the
+  // failure is stated after one run; with a 1 us limit every run counts as stalled, so the case is
   // run 3 times and ends inconclusive naming the stall, with the DUT's own failure quoted.
   const std::string dut = Dut(refd_ + " --quirk single_path");
   const std::string filter = " --filter 'multipath.e2e.spray-sender' --dut " + dut;
-  const Output strict = Cts("run -q --suite " + suite_ + filter + " --out " + (root_ / "a").string());
+  const Output strict = Cts("run -q --max-stall-us 1000000 --suite " + suite_ + filter + " --out " + (root_ / "a").string());
   EXPECT_EQ(strict.status, 1) << strict.out;
   const auto a = Report(root_ / "a")["tests"][0];
   EXPECT_EQ(a["verdict"], "fail") << a.dump();
+  EXPECT_EQ(a.value("attempts", 1), 1);
   EXPECT_GT(a.value("stall_ms", 0.0), 0.0) << "a live run reports its longest stall";
 
   const Output tight = Cts("run -q --max-stall-us 1 --suite " + suite_ + filter + " --out " + (root_ / "b").string());
