@@ -671,12 +671,11 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     harness::TestResult a = t;
     const int64_t stall = RunAttempt(c, options, a);
     a.attempts = attempt;
-    if (stall <= options.max_stall_ns || a.verdict == harness::Verdict::kPass ||
-        a.verdict == harness::Verdict::kError) {
-      a.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      return a;
-    }
-    if (attempt < attempts) continue;
+    const bool judged = stall <= options.max_stall_ns || a.verdict == harness::Verdict::kPass ||
+                        a.verdict == harness::Verdict::kError;
+    if (!judged && attempt < attempts) continue;
+    a.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (judged) return a;
     std::ostringstream why;
     why << std::fixed << std::setprecision(3) << "the harness left the live DUT unserved for " << stall / 1e6
         << " ms (limit " << options.max_stall_ns / 1e6 << " ms) in each of " << attempts
@@ -684,7 +683,6 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
         << harness::ToString(a.verdict) << " (" << a.reason << ")";
     a.verdict = harness::Verdict::kInconclusive;
     a.reason = why.str();
-    a.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return a;
   }
 }

@@ -97,6 +97,10 @@ void Refd::Send(std::span<const uint8_t> frame, uint8_t plane) {
   if (!udp_[plane]->SendFrame(frame, Ip(U32(dst) + plane_delta_[plane])).ok()) ++send_errors_;
 }
 
+void Refd::ReceiveOn(size_t plane) {
+  udp_[plane]->Receive([this, plane](const dut::Datagram& d) { OnDatagram(static_cast<uint8_t>(plane), d); });
+}
+
 void Refd::OnDatagram(uint8_t plane, const dut::Datagram& d) {
   ++frames_rx_;
   const Fault& f = options_.fault;
@@ -322,9 +326,7 @@ int Refd::Run(int in_fd, int out_fd) {
       if (dut_->NextDeadline() <= Now()) {
         // A timer is due: first take what already arrived (this process may have been descheduled
         // past the deadline with the ACKs waiting in the sockets), so a late wake-up is not a loss.
-        for (size_t p = 0; p < udp_.size(); ++p) {
-          udp_[p]->Receive([this, p](const dut::Datagram& d) { OnDatagram(static_cast<uint8_t>(p), d); });
-        }
+        for (size_t p = 0; p < udp_.size(); ++p) ReceiveOn(p);
         const int64_t now = Now();
         if (dut_->NextDeadline() <= now) dut_->OnTimer(now);
       }
@@ -346,9 +348,7 @@ int Refd::Run(int in_fd, int out_fd) {
     }
     if (n <= 0) continue;
     for (size_t p = 0; p < udp_.size(); ++p) {
-      if (fds[p + 1].revents & POLLIN) {
-        udp_[p]->Receive([this, p](const dut::Datagram& d) { OnDatagram(static_cast<uint8_t>(p), d); });
-      }
+      if (fds[p + 1].revents & POLLIN) ReceiveOn(p);
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t r = ::read(in_fd, buf.data(), buf.size());

@@ -49,6 +49,8 @@ class Refd final : public dut::FrameSink {
  private:
   nlohmann::json Handle(const nlohmann::json& req);
   void HandleLine(std::string_view line);
+  // Hands every datagram waiting on plane `plane`'s socket to OnDatagram.
+  void ReceiveOn(size_t plane);
   void OnDatagram(uint8_t plane, const dut::Datagram& d);
   void FlushEvents();
   void Write(const nlohmann::json& j);
