@@ -32,9 +32,18 @@ double DelayStage::ConfiguredMeanNs() const {
 }
 
 void DelayStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  if (params_.distribution == Distribution::kConstant) {
+    // Departures are now + base and `now` never goes back: no packet can pass an earlier one, so
+    // neither the order-preserving nor the reordering bookkeeping below could change anything.
+    sum_delay_ns_ += static_cast<double>(params_.base.nanos());
+    if (params_.base > Duration::Zero())
+      p.Note(name().c_str(), FateKind::kDelayed, SaturateU32(params_.base.nanos()), now);
+    Pass(std::move(p), params_.base, out);
+    return;
+  }
   double d = static_cast<double>(params_.base.nanos());
   switch (params_.distribution) {
-    case Distribution::kConstant: break;
+    case Distribution::kConstant: break;  // Handled above.
     case Distribution::kUniform: d += rng_.Uniform(0, params_.jitter_ns); break;
     case Distribution::kNormal: d = std::max(0.0, d + rng_.Normal(0, params_.jitter_ns)); break;
     case Distribution::kPareto: d += rng_.Pareto(params_.jitter_ns, params_.pareto_shape); break;

@@ -276,6 +276,54 @@ TEST(DelayTest, ConstantAndDistributions) {
   }
 }
 
+// The constant delay skips the per-scope bookkeeping: same delays, statistics and fate notes with
+// and without order preservation.
+TEST(DelayTest, ConstantDelayStatsAndNotes) {
+  for (bool order_preserving : {false, true}) {
+    DelayStage c("d", {Duration::Micros(2), DelayStage::Distribution::kConstant, 0, 2.5, order_preserving,
+                       Scope::kPerPath, {}}, kSeed);
+    Recorder r;
+    Feed(c, r, 1000);
+    ASSERT_EQ(r.out.size(), 1000u);
+    for (auto& o : r.out) {
+      EXPECT_EQ(o.delay, Duration::Micros(2));
+      ASSERT_EQ(o.p.notes.size(), 1);
+      EXPECT_EQ(o.p.notes[0].kind, FateKind::kDelayed);
+      EXPECT_EQ(o.p.notes[0].detail, 2000u);
+    }
+    const StageStats st = c.Stats();
+    EXPECT_EQ(st.Line("mean delay")->achieved, 2000);
+    EXPECT_EQ(st.Line("reordered")->achieved, 0);
+    EXPECT_EQ(st.considered, 1000u);
+  }
+  DelayStage zero("z", {Duration::Zero(), DelayStage::Distribution::kConstant, 0, 2.5, false, Scope::kPerPath, {}}, kSeed);
+  Recorder rz;
+  Feed(zero, rz, 10);
+  for (auto& o : rz.out) EXPECT_TRUE(o.p.notes.empty());  // No delay, no note.
+}
+
+// The inline fate log keeps the first kCapacity notes, counts the rest, and a copy carries exactly
+// the notes written (the storage past them is never read).
+TEST(FateLogTest, KeepsCountsAndCopies) {
+  Packet p;
+  for (int i = 0; i < FateLog::kCapacity + 3; ++i) p.Note("s", FateKind::kDelayed, static_cast<uint32_t>(i), Time::FromNanos(i));
+  EXPECT_EQ(p.notes.size(), FateLog::kCapacity);
+  EXPECT_EQ(p.notes.dropped(), 3);
+  Packet q = p;
+  ASSERT_EQ(q.notes.size(), FateLog::kCapacity);
+  for (int i = 0; i < q.notes.size(); ++i) EXPECT_EQ(q.notes[i].detail, static_cast<uint32_t>(i));
+  EXPECT_EQ(q.FateString(), p.FateString());
+  EXPECT_NE(q.FateString().find("+3 more"), std::string::npos);
+  Packet r;
+  r.Note("x", FateKind::kDropped, 0, Time::Zero());
+  r = q;
+  EXPECT_EQ(r.notes.size(), FateLog::kCapacity);
+  q.Reset();
+  EXPECT_TRUE(q.notes.empty());
+  EXPECT_EQ(q.notes.dropped(), 0);
+  EXPECT_EQ(q.FateString(), "clean");
+}
+
 TEST(DelayTest, OrderPreservingJitterNeverReorders) {
   DelayStage s("op", {Duration::Zero(), DelayStage::Distribution::kUniform, 20000, 2.5, true, Scope::kPerPath, {}}, kSeed);
   Recorder r;

@@ -12,6 +12,7 @@ namespace mroce::impairment::dpdk {
 namespace {
 
 constexpr size_t kMaxPooledPackets = 8192;
+constexpr uint16_t kPrefetchAhead = 4;  // Received mbufs prefetched ahead of the one being read.
 
 // Copies the frame of `m` into `bytes` (reusing its capacity).
 inline void CopyIn(const rte_mbuf* m, std::vector<uint8_t>* bytes) {
@@ -133,12 +134,15 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
     dc.out += n;
     if (opt_.inspect_headers) {
       uint64_t meta = 0;
+      for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(pkts[i]);
       for (uint16_t i = 0; i < n; ++i) {
+        // Two steps ahead: the mbuf (to find the data) four frames on, the data two frames on.
+        if (i + kPrefetchAhead < n) rte_prefetch0(pkts[i + kPrefetchAhead]);
         if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
         const rte_mbuf* m = pkts[i];
         // The same parse a Packet gets (Packet::Info), straight from the mbuf's first segment.
-        const PacketInfo info =
-            ParsePacketInfo(std::span<const uint8_t>(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len));
+        PacketInfo info;
+        ParsePacketInfo(std::span<const uint8_t>(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len), &info);
         meta += info.meta ? 1 : 0;
       }
       dc.inspected_meta += meta;
@@ -156,7 +160,9 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   }
   const Time now = sim_->Now();
   const auto direction = static_cast<Direction>(dir);
+  for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(pkts[i]);
   for (uint16_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) rte_prefetch0(pkts[i + kPrefetchAhead]);
     if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
     rte_mbuf* m = pkts[i];
     Packet p;

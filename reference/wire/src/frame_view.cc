@@ -10,7 +10,6 @@ namespace mroce::wire {
 
 using internal::Format;
 using internal::Load16;
-using internal::Load32;
 using internal::Store16;
 
 namespace {
@@ -34,63 +33,36 @@ Result<FrameView> FrameView::Locate(std::span<const uint8_t> bytes) {
 
 Result<FrameView> FrameView::LocateImpl(uint8_t* d, size_t n, bool writable) {
   FrameView v;
-  v.data_ = d;
-  v.size_ = n;
-  v.writable_ = writable;
-  if (n < kEthHeaderSize) {
-    return ParseError{"eth.type", 12, Format("Ethernet header overflows packet: need 14 bytes, have %zu", n)};
+  Failure f;
+  if (Find(d, n, writable, &v, &f)) return v;
+  const size_t at = f.offset;
+  switch (f.code) {
+    case Failure::kEthShort:
+      return ParseError{"eth.type", at, Format("Ethernet header overflows packet: need 14 bytes, have %zu", f.a)};
+    case Failure::kVlanShort:
+      return ParseError{"eth.type", at, Format("Ethernet header overflows packet: need 18 bytes, have %zu", f.a)};
+    case Failure::kIpv4Short:
+      return ParseError{"ip4.version", at,
+                        Format("IPv4 header overflows packet: need 20 bytes at offset %zu, have %zu", f.a, f.b)};
+    case Failure::kIpv4Ihl:
+      return ParseError{"ip4.ihl", at, Format("version/IHL byte 0x%02zx, expected 0x45", f.a)};
+    case Failure::kIpv4Proto:
+      return ParseError{"ip4.protocol", at, Format("IP protocol %zu is not UDP", f.a)};
+    case Failure::kIpv4Len:
+      return ParseError{"ip4.total_len", at, Format("IPv4 total length %zu does not fit in %zu bytes", f.a, f.b)};
+    case Failure::kIpv6Short:
+      return ParseError{"ip6.version", at,
+                        Format("IPv6 header overflows packet: need 40 bytes at offset %zu, have %zu", f.a, f.b)};
+    case Failure::kIpv6Version:
+      return ParseError{"ip6.version", at, Format("IP version %zu, expected 6", f.a)};
+    case Failure::kIpv6NextHeader:
+      return ParseError{"ip6.next_header", at, Format("next header %zu is not UDP", f.a)};
+    case Failure::kIpv6Len:
+      return ParseError{"ip6.payload_len", at, Format("IPv6 payload length %zu does not fit in %zu bytes", f.a, f.b)};
+    case Failure::kEtherType:
+      break;
   }
-  size_t l3 = kEthHeaderSize;
-  uint16_t type = Load16(d + 12);
-  if (type == kEtherTypeVlan) {
-    if (n < kEthHeaderSize + kVlanTagSize) {
-      return ParseError{"eth.type", 16, Format("Ethernet header overflows packet: need 18 bytes, have %zu", n)};
-    }
-    type = Load16(d + 16);
-    l3 += kVlanTagSize;
-  }
-  v.l3_offset_ = static_cast<uint16_t>(l3);
-  if (type == kEtherTypeIpv4) {
-    if (n < l3 + kIpv4HeaderSize) {
-      return ParseError{"ip4.version", l3, Format("IPv4 header overflows packet: need 20 bytes at offset %zu, have %zu", l3, n - l3)};
-    }
-    const uint8_t* ip = d + l3;
-    if (ip[0] != 0x45) return ParseError{"ip4.ihl", l3, Format("version/IHL byte 0x%02x, expected 0x45", ip[0])};
-    if (ip[9] != kIpProtoUdp) return ParseError{"ip4.protocol", l3 + 9, Format("IP protocol %u is not UDP", ip[9])};
-    const size_t total = Load16(ip + 2);
-    if (total < kIpv4HeaderSize + kUdpHeaderSize || l3 + total > n) {
-      return ParseError{"ip4.total_len", l3 + 2, Format("IPv4 total length %zu does not fit in %zu bytes", total, n - l3)};
-    }
-    v.ip_version_ = 4;
-    v.udp_offset_ = static_cast<uint16_t>(l3 + kIpv4HeaderSize);
-    v.ip_end_ = l3 + total;
-  } else if (type == kEtherTypeIpv6) {
-    if (n < l3 + kIpv6HeaderSize) {
-      return ParseError{"ip6.version", l3, Format("IPv6 header overflows packet: need 40 bytes at offset %zu, have %zu", l3, n - l3)};
-    }
-    const uint8_t* ip = d + l3;
-    if ((ip[0] >> 4) != 6) return ParseError{"ip6.version", l3, Format("IP version %u, expected 6", ip[0] >> 4)};
-    if (ip[6] != kIpProtoUdp) return ParseError{"ip6.next_header", l3 + 6, Format("next header %u is not UDP", ip[6])};
-    const size_t plen = Load16(ip + 4);
-    if (plen < kUdpHeaderSize || l3 + kIpv6HeaderSize + plen > n) {
-      return ParseError{"ip6.payload_len", l3 + 4, Format("IPv6 payload length %zu does not fit in %zu bytes", plen, n - l3 - kIpv6HeaderSize)};
-    }
-    v.ip_version_ = 6;
-    v.udp_offset_ = static_cast<uint16_t>(l3 + kIpv6HeaderSize);
-    v.ip_end_ = l3 + kIpv6HeaderSize + plen;
-  } else {
-    return ParseError{"eth.type", l3 - 2, Format("EtherType 0x%04x is neither IPv4 nor IPv6", type)};
-  }
-  return v;
-}
-
-std::span<const uint8_t> FrameView::udp_payload() const {
-  return {data_ + payload_offset(), ip_end_ - payload_offset()};
-}
-
-uint8_t FrameView::ecn() const {
-  const uint8_t* ip = data_ + l3_offset_;
-  return ip_version_ == 4 ? (ip[1] & 0x03) : ((ip[1] >> 4) & 0x03);
+  return ParseError{"eth.type", at, Format("EtherType 0x%04zx is neither IPv4 nor IPv6", f.a)};
 }
 
 uint8_t FrameView::dscp() const {
@@ -129,9 +101,6 @@ std::span<const uint8_t> FrameView::dst_addr() const {
                           : std::span<const uint8_t>(data_ + l3_offset_ + 24, 16);
 }
 
-uint16_t FrameView::sport() const { return Load16(data_ + udp_offset_); }
-uint16_t FrameView::dport() const { return Load16(data_ + udp_offset_ + 2); }
-
 void FrameView::set_sport(uint16_t sport) {
   assert(writable_);
   uint8_t* udp = data_ + udp_offset_;
@@ -143,22 +112,5 @@ void FrameView::set_sport(uint16_t sport) {
     Store16(udp + 6, n == 0 ? 0xFFFF : n);
   }
 }
-
-bool FrameView::is_meta(uint16_t meta_port) const {
-  return dport() == meta_port && ip_end_ >= payload_offset() + kCommonHeaderSize;
-}
-
-const uint8_t* FrameView::meta_ch() const {
-  assert(ip_end_ >= payload_offset() + kCommonHeaderSize);
-  return data_ + payload_offset();
-}
-
-uint8_t FrameView::meta_version() const { return meta_ch()[0] >> 4; }
-uint8_t FrameView::meta_opcode() const { return meta_ch()[1]; }
-uint16_t FrameView::meta_flags() const { return Load16(meta_ch() + 2); }
-uint32_t FrameView::meta_dst_conn_id() const { return Load32(meta_ch() + 4); }
-uint8_t FrameView::meta_path_id() const { return meta_ch()[8]; }
-uint8_t FrameView::meta_path_epoch() const { return meta_ch()[9]; }
-uint32_t FrameView::meta_psn() const { return Load32(meta_ch() + 12); }
 
 }  // namespace mroce::wire

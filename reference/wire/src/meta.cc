@@ -12,36 +12,6 @@ namespace mroce::wire {
 
 using internal::Format;
 
-bool IsKnownOpcode(Opcode op) { return ExtKindOf(op) != ExtKind::kUnknown; }
-
-bool IsDataOpcode(Opcode op) { return ExtKindOf(op) == ExtKind::kMessage; }
-
-ExtKind ExtKindOf(Opcode op) {
-  switch (op) {
-    case Opcode::kWrite:
-    case Opcode::kWriteImm:
-    case Opcode::kSend:
-    case Opcode::kSendImm:
-    case Opcode::kReadReq:
-    case Opcode::kReadResp:
-      return ExtKind::kMessage;
-    case Opcode::kAck:
-      return ExtKind::kAck;
-    case Opcode::kNack:
-      return ExtKind::kNack;
-    case Opcode::kConnectReq:
-    case Opcode::kConnectAck:
-    case Opcode::kConnectRej:
-    case Opcode::kDisconnect:
-    case Opcode::kDisconnectAck:
-      return ExtKind::kConnMgmt;
-    case Opcode::kProbe:
-    case Opcode::kProbeAck:
-      return ExtKind::kProbe;
-  }
-  return ExtKind::kUnknown;
-}
-
 size_t ExtSize(ExtKind kind) {
   switch (kind) {
     case ExtKind::kMessage: return kMessageExtSize;

@@ -87,7 +87,8 @@ class Emitter {
 
 class Stage {
  public:
-  Stage(std::string name, Match match) : name_(std::move(name)), match_(std::move(match)) {}
+  Stage(std::string name, Match match)
+      : name_(std::move(name)), match_(std::move(match)), match_all_(match_.IsAny()) {}
   virtual ~Stage() = default;
   Stage(const Stage&) = delete;
   Stage& operator=(const Stage&) = delete;
@@ -98,7 +99,7 @@ class Stage {
   // Takes a packet at `now`; emits zero or more packets (with delays) through `out`.
   void Process(Packet&& p, Time now, Emitter& out) {
     ++packets_in_;
-    if (!match_.Matches(p)) {
+    if (!match_all_ && !match_.Matches(p)) {
       ++packets_out_;
       out.Emit(std::move(p), Duration::Zero());
       return;
@@ -136,6 +137,7 @@ class Stage {
  private:
   std::string name_;
   Match match_;
+  bool match_all_;  // match_.IsAny(): no per-packet check.
 };
 
 }  // namespace mroce::impairment

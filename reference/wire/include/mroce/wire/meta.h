@@ -55,9 +55,34 @@ enum class ConnReason : uint8_t {
 // Which opcode header follows the CH.
 enum class ExtKind : uint8_t { kMessage, kAck, kNack, kConnMgmt, kProbe, kUnknown };
 
-[[nodiscard]] bool IsKnownOpcode(Opcode op);
-[[nodiscard]] bool IsDataOpcode(Opcode op);  // 0x01..0x06 (carry a MEH).
-[[nodiscard]] ExtKind ExtKindOf(Opcode op);  // kUnknown for unknown opcodes.
+// kUnknown for unknown opcodes. Inline: the impairment stages classify every frame.
+[[nodiscard]] inline ExtKind ExtKindOf(Opcode op) {
+  switch (op) {
+    case Opcode::kWrite:
+    case Opcode::kWriteImm:
+    case Opcode::kSend:
+    case Opcode::kSendImm:
+    case Opcode::kReadReq:
+    case Opcode::kReadResp:
+      return ExtKind::kMessage;
+    case Opcode::kAck:
+      return ExtKind::kAck;
+    case Opcode::kNack:
+      return ExtKind::kNack;
+    case Opcode::kConnectReq:
+    case Opcode::kConnectAck:
+    case Opcode::kConnectRej:
+    case Opcode::kDisconnect:
+    case Opcode::kDisconnectAck:
+      return ExtKind::kConnMgmt;
+    case Opcode::kProbe:
+    case Opcode::kProbeAck:
+      return ExtKind::kProbe;
+  }
+  return ExtKind::kUnknown;
+}
+[[nodiscard]] inline bool IsKnownOpcode(Opcode op) { return ExtKindOf(op) != ExtKind::kUnknown; }
+[[nodiscard]] inline bool IsDataOpcode(Opcode op) { return ExtKindOf(op) == ExtKind::kMessage; }  // 0x01..0x06 (carry a MEH).
 [[nodiscard]] size_t ExtSize(ExtKind kind);  // 0 for kUnknown.
 [[nodiscard]] std::string_view OpcodeName(Opcode op);  // "WRITE", "ACK", ...; "UNKNOWN" otherwise.
 [[nodiscard]] std::string_view NackCodeName(NackCode c);
