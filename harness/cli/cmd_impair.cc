@@ -10,8 +10,11 @@
 // drain the pipelines, print the final statistics, close the ports and exit 0.
 // Exit 2 on bad flags, profiles, EAL arguments or ports; 3 when built without DPDK.
 #include <signal.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -59,6 +62,11 @@ class ImpairCommand : public Command {
         ->capture_default_str();
     sub.add_option("--duration", duration_, "Stop after this long (e.g. 10s; default: until SIGINT/SIGTERM)");
     sub.add_option("--burst", burst_, "RX burst size (1..256)")->capture_default_str();
+    sub.add_option("--idle-sleep", idle_sleep_,
+                   "After 64 polls that found no frame, sleep up to this long (never past a stage's next "
+                   "release) instead of spinning, e.g. 50us; 0 = busy-poll (default). For hosts that share "
+                   "the bridge's core; each idle period adds up to this much latency to its first frame")
+        ->capture_default_str();
     sub.add_option("--pool-size", pool_size_, "mbufs in the pool")->capture_default_str();
     sub.add_option("--mbuf-size", mbuf_size_, "Bytes of frame data per mbuf (0 = DPDK's default, 2048; e.g. 9216 for jumbo frames, "
                    "as net_af_packet with framesz=8192 needs)")->capture_default_str();
@@ -103,6 +111,10 @@ class ImpairCommand : public Command {
     if (!ParseTime(interval_, "--stats-interval", &interval_ns, err)) return harness::kExitUsage;
     if (!duration_.empty() && !ParseTime(duration_, "--duration", &duration_ns, err)) return harness::kExitUsage;
     if (!duration_.empty() && duration_ns <= 0) return usage("--duration must be positive");
+    int64_t idle_sleep_ns = 0;
+    if (!ParseTime(idle_sleep_, "--idle-sleep", &idle_sleep_ns, err)) return harness::kExitUsage;
+    if (idle_sleep_ns < 0 || idle_sleep_ns > 100'000'000) return usage("--idle-sleep must be in 0..100ms");
+    if (bench_ && idle_sleep_ns > 0) return usage("--idle-sleep does not go with --bench (it measures a busy loop)");
 
     harness::ImpairmentProfile profile;
     if (!bench_) {
@@ -136,7 +148,7 @@ class ImpairCommand : public Command {
       impairment::dpdk::CleanupEal();
       return usage(e);
     }
-    int rc = bench_ ? RunBench(pool, out, err) : RunBridge(profile, pool, interval_ns, duration_ns, out, err);
+    int rc = bench_ ? RunBench(pool, out, err) : RunBridge(profile, pool, interval_ns, duration_ns, idle_sleep_ns, out, err);
     rte_mempool_free(pool);
     impairment::dpdk::CleanupEal();
     return rc;
@@ -179,7 +191,7 @@ class ImpairCommand : public Command {
   }
 
   int RunBridge(const harness::ImpairmentProfile& profile, rte_mempool* pool, int64_t interval_ns, int64_t duration_ns,
-                std::ostream& out, std::ostream& err) {
+                int64_t idle_sleep_ns, std::ostream& out, std::ostream& err) {
     namespace dp = impairment::dpdk;
     uint16_t ports[2];
     std::string e;
@@ -223,9 +235,29 @@ class ImpairCommand : public Command {
     int64_t next_stats = interval_ns > 0 ? interval_ns : INT64_MAX;
     int64_t now = 0;
     const char* why = "interrupted";
+    constexpr int kIdlePollsBeforeSleep = 64;
+    int idle_polls = 0;
+    uint64_t naps = 0;
+    if (idle_sleep_ns > 0) prctl(PR_SET_TIMERSLACK, 1000UL);  // Wake within ~1 us of the nap's end.
+    if (idle_sleep_ns > 0) out << "  idle: sleeps up to " << idle_sleep_ << " after " << kIdlePollsBeforeSleep << " empty polls\n";
+    out.flush();
     while (!g_stop) {
       now = clock.NowNs();
-      bridge.Poll(now);
+      const size_t got = bridge.Poll(now);
+      if (idle_sleep_ns > 0) {
+        idle_polls = got == 0 ? idle_polls + 1 : 0;
+        if (idle_polls >= kIdlePollsBeforeSleep) {
+          // Poll has sent everything it had; only a parked packet has a deadline, so wake for it.
+          int64_t nap = idle_sleep_ns;
+          const sim::Time next = sim.NextEventTime();
+          if (!next.IsInfinite()) nap = std::min(nap, next.nanos() - now);
+          if (nap > 0) {
+            const timespec ts{0, static_cast<long>(nap)};
+            nanosleep(&ts, nullptr);
+            ++naps;
+          }
+        }
+      }
       if (now >= next_stats) {
         PrintStats(out, bridge, ports, names, now, "live");
         next_stats += interval_ns;
@@ -239,6 +271,7 @@ class ImpairCommand : public Command {
     const size_t left = bridge.Drain([&] { return clock.NowNs(); }, 100'000'000);
     now = clock.NowNs();
     PrintStats(out, bridge, ports, names, now, (std::string("final (") + why + ")").c_str());
+    if (idle_sleep_ns > 0) out << "  idle sleeps: " << naps << "\n";
     if (left > 0) out << "  " << left << " packet(s) still held by stages after a 100 ms drain were discarded\n";
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
@@ -318,6 +351,7 @@ class ImpairCommand : public Command {
 
   std::string eal_, port0_, port1_, profile_, duration_, json_;
   std::string interval_ = "1s";
+  std::string idle_sleep_ = "0";
   uint64_t seed_ = 1;
   int burst_ = 32;
   unsigned pool_size_ = 16383;

@@ -119,6 +119,29 @@ TEST(ImpairCli, RunsForDurationAndExitsZero) {
   std::remove(prof.c_str());
 }
 
+// --idle-sleep: with no traffic the bridge naps instead of spinning (about one nap per
+// millisecond here), and frames still flow when they come (the loop of the test above).
+TEST(ImpairCli, IdleSleepNapsWhenNoFrameComes) {
+  const std::string prof = WriteProfile("p4.yaml", kProfile);
+  Outcome o = RunImpair({"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--duration", "500ms",
+                         "--stats-interval", "0", "--idle-sleep", "1ms"});
+  SKIP_IF_NO_EAL(o);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("idle: sleeps up to 1ms after 64 empty polls"), std::string::npos) << o.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.out, m, std::regex(R"(idle sleeps: (\d+))"))) << o.out;
+  EXPECT_GT(std::stoull(m[1]), 100u) << o.out;  // 500 ms of 1 ms naps, less EAL start and oversleep.
+  EXPECT_LE(std::stoull(m[1]), 500u) << o.out;
+  Outcome busy = RunImpair({"--eal", "--no-huge --no-pci -m 512 --log-level *:error", "--port0", "net_null0", "--port1",
+                            "net_ring0", "--profile", prof, "--duration", "500ms", "--stats-interval", "0",
+                            "--idle-sleep", "50us"});
+  ASSERT_EQ(busy.status, 0) << busy.out;
+  ASSERT_TRUE(std::regex_search(busy.out, m, std::regex(R"(port0 net_null0: rx (\d+) tx (\d+))"))) << busy.out;
+  EXPECT_GT(std::stoull(m[1]), 1000u) << busy.out;
+  EXPECT_GT(std::stoull(m[2]), 100u) << busy.out;
+  std::remove(prof.c_str());
+}
+
 TEST(ImpairCli, SigintStopsWithFinalStatsAndExitZero) {
   const std::string prof = WriteProfile("p2.yaml", kProfile);
   Outcome o = RunImpair({"--port0", "net_null0", "--port1", "net_null1", "--profile", prof, "--stats-interval", "200ms"},
@@ -150,6 +173,11 @@ TEST(ImpairCli, BadFlagsExitTwoNamingTheProblem) {
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--burst", "0"}, "--burst must be in 1..256"},
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--mbuf-size", "64"}, "--mbuf-size must be 0 or 128..65000"},
       {{"--bench", "--port0", "net_ring0"}, "--bench makes its own"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--idle-sleep", "1s"},
+       "--idle-sleep must be in 0..100ms"},
+      {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--idle-sleep", "5"},
+       "--idle-sleep: needs a time unit"},
+      {{"--bench", "--idle-sleep", "50us"}, "--idle-sleep does not go with --bench"},
       {{"--port0", "net_ring0", "--port1", "net_ring1", "--profile", prof, "--frobnicate"}, "frobnicate"},
   };
   for (const Case& c : cases) {
