@@ -220,7 +220,12 @@ TEST(ImpairCli, BenchQuickSmoke) {
   ASSERT_EQ(j.at("ours").size(), 4u);
   EXPECT_EQ(j.at("ours")[0].at("name"), "stages off");
   EXPECT_EQ(j.at("ours")[3].at("name"), "pointer forwarding (not compared)");
-  for (const auto& r : j.at("ours")) EXPECT_GT(r.at("mpps").get<double>(), 0.1) << r.dump();
+  // Frames moved in every configuration; how fast is the benchmark's business, not this test's (a
+  // sanitized Debug build runs the all-stages loop at ~0.06 Mpps).
+  for (const auto& r : j.at("ours")) {
+    EXPECT_GT(r.at("packets").get<uint64_t>(), 1000u) << r.dump();
+    EXPECT_GT(r.at("mpps").get<double>(), 0.0) << r.dump();
+  }
   EXPECT_EQ(j.at("ours")[2].at("stage_stats").size(), 8u);  // 4 stages x 2 directions.
   EXPECT_FALSE(j.at("testpmd").at("ran").get<bool>());
   std::remove(json.c_str());
