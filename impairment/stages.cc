@@ -89,8 +89,10 @@ uint32_t ReorderStage::ScopeKey(const Packet& p) const {
 }
 
 void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
-  const uint32_t key = ScopeKey(p);
-  auto it = held_.find(key);
+  // Nothing held (the common case): no scope lookup, and the headers are parsed for the key only if
+  // this packet is the one selected to be held.
+  auto it = held_.end();
+  if (!held_.empty()) it = held_.find(ScopeKey(p));
   if (it != held_.end()) {
     // Another packet of the scope passes the held one.
     Pass(std::move(p), Duration::Zero(), out);
@@ -108,6 +110,7 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   ++seen_;
   if (seen_ % params_.every == 0 && rng_.Bernoulli(params_.probability)) {
     const Time deadline = now + params_.max_hold;
+    const uint32_t key = ScopeKey(p);
     held_.emplace(key, Held{std::move(p), 0, deadline});
     out.RequestWakeup(deadline);
     return;
