@@ -50,12 +50,6 @@ void ParsePacketInfo(std::span<const uint8_t> bytes, PacketInfo* out) {
   }
 }
 
-PacketInfo ParsePacketInfo(std::span<const uint8_t> bytes) {
-  PacketInfo info;
-  ParsePacketInfo(bytes, &info);
-  return info;
-}
-
 // In place: assigning a returned PacketInfo made the CPU read back the fields it had just stored
 // one by one as wider loads (a store-forwarding stall that showed in the DPDK bridge's profile).
 void Packet::ParseInfo() const { ParsePacketInfo(std::span<const uint8_t>(bytes.data(), bytes.size()), &info_); }

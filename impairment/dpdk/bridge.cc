@@ -14,6 +14,16 @@ namespace {
 constexpr size_t kMaxPooledPackets = 8192;
 constexpr uint16_t kPrefetchAhead = 4;  // Received mbufs prefetched ahead of the one being read.
 
+// Prefetch in two steps ahead of frame i: the mbuf kPrefetchAhead frames on (to find its data), the
+// data two frames on. Called with i = 0 it also prefetches the first mbufs.
+inline void PrefetchAhead(rte_mbuf* const* pkts, uint16_t n, uint16_t i) {
+  if (i == 0) {
+    for (uint16_t k = 0; k < n && k < kPrefetchAhead; ++k) rte_prefetch0(pkts[k]);
+  }
+  if (i + kPrefetchAhead < n) rte_prefetch0(pkts[i + kPrefetchAhead]);
+  if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+}
+
 // Copies the frame of `m` into `bytes` (reusing its capacity).
 inline void CopyIn(const rte_mbuf* m, std::vector<uint8_t>* bytes) {
   const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
@@ -134,11 +144,8 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
     dc.out += n;
     if (opt_.inspect_headers) {
       uint64_t meta = 0;
-      for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(pkts[i]);
       for (uint16_t i = 0; i < n; ++i) {
-        // Two steps ahead: the mbuf (to find the data) four frames on, the data two frames on.
-        if (i + kPrefetchAhead < n) rte_prefetch0(pkts[i + kPrefetchAhead]);
-        if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+        PrefetchAhead(pkts, n, i);
         const rte_mbuf* m = pkts[i];
         // The same parse a Packet gets (Packet::Info), straight from the mbuf's first segment.
         PacketInfo info;
@@ -160,10 +167,8 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   }
   const Time now = sim_->Now();
   const auto direction = static_cast<Direction>(dir);
-  for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(pkts[i]);
   for (uint16_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) rte_prefetch0(pkts[i + kPrefetchAhead]);
-    if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+    PrefetchAhead(pkts, n, i);
     rte_mbuf* m = pkts[i];
     Packet p;
     if (!pool_.empty()) {

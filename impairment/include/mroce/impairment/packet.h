@@ -91,9 +91,8 @@ struct PacketInfo {
   uint32_t meta_end = 0;     // One past the CRC trailer (IP end).
 };
 
-// The header fields of a whole Ethernet frame (what Packet::Info() returns for these bytes).
-[[nodiscard]] PacketInfo ParsePacketInfo(std::span<const uint8_t> frame);
-// The same into *out (hot paths: no copy of the result).
+// Fills *out with the header fields of a whole Ethernet frame (what Packet::Info() returns for these
+// bytes); in place, so hot paths copy no result.
 void ParsePacketInfo(std::span<const uint8_t> frame, PacketInfo* out);
 
 // Packet::dst_host of a frame the fabric could not route.
