@@ -48,34 +48,63 @@ void Pipeline::Push(Packet&& p) { Deliver(0, std::move(p), sim_->Now()); }
 
 void Pipeline::Deliver(size_t stage_index, Packet&& p, Time now) {
   if (stage_index >= stages_.size()) {
-    if (output_) output_(std::move(p), now);
+    if (burst_output_) {
+      Packet* one = &p;
+      burst_output_(&one, 1, now);
+    } else if (output_) {
+      output_(std::move(p), now);
+    }
     return;
   }
   stages_[stage_index]->Process(std::move(p), now, *emitters_[stage_index]);
 }
 
-void Pipeline::Park(size_t next_stage, Packet&& p, Time at) {
-  uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
+Packet* Pipeline::Alloc() {
+  if (!free_packets_.empty()) {
+    Packet* p = free_packets_.back();
+    free_packets_.pop_back();
+    return p;
   }
-  Slot& s = slots_[slot];
-  s.packet = std::move(p);
-  s.next_stage = static_cast<uint32_t>(next_stage);
-  s.next_in_batch = kNoSlot;
+  return &arena_.emplace_back();
+}
+
+Packet* Pipeline::NewPacket() {
+  Packet* p = Alloc();
+  p->Reset();
+  p->ingress = Time::Zero();
+  p->direction = Direction::kDutToPeer;
+  p->plane = 0;
+  p->src_host = p->dst_host = 0;
+  return p;
+}
+
+void Pipeline::Park(size_t next_stage, Packet&& p, Time at) {
+  Packet* h = Alloc();
+  *h = std::move(p);
+  ParkHandle(next_stage, h, at);
+}
+
+void Pipeline::ParkHandle(size_t next_stage, Packet* p, Time at) {
+  ++parked_count_;
   if (batch_parking_ && open_batch_.event != 0 && open_batch_.event == sim_->last_scheduled() &&
       open_batch_.at == at && open_batch_.next_stage == next_stage) {
     // Its own event would directly follow the batch's last one at the same time: ride along.
-    slots_[open_batch_.last_slot].next_in_batch = slot;
-    open_batch_.last_slot = slot;
+    parked_[open_batch_.group].packets.push_back(p);
     return;
   }
-  const sim::EventId id = sim_->Schedule(at, this, slot);
-  if (batch_parking_) open_batch_ = OpenBatch{id, at, static_cast<uint32_t>(next_stage), slot};
+  uint32_t group;
+  if (!free_parked_.empty()) {
+    group = free_parked_.back();
+    free_parked_.pop_back();
+  } else {
+    group = static_cast<uint32_t>(parked_.size());
+    parked_.emplace_back();
+  }
+  Parked& g = parked_[group];
+  g.packets.push_back(p);
+  g.next_stage = static_cast<uint32_t>(next_stage);
+  const sim::EventId id = sim_->Schedule(at, this, group);
+  if (batch_parking_) open_batch_ = OpenBatch{id, at, static_cast<uint32_t>(next_stage), group};
 }
 
 void Pipeline::OnEvent(Time now, uint64_t arg) {
@@ -87,16 +116,135 @@ void Pipeline::OnEvent(Time now, uint64_t arg) {
   // A batch that started running takes no more packets (conservatively: any running batch closes
   // the open one; a later park opens a new batch).
   open_batch_.event = 0;
-  auto slot = static_cast<uint32_t>(arg);
-  while (slot != kNoSlot) {
-    Slot& s = slots_[slot];
-    Packet p = std::move(s.packet);
-    const size_t next = s.next_stage;
-    const uint32_t following = s.next_in_batch;
-    free_slots_.push_back(slot);
-    Deliver(next, std::move(p), now);  // May park (and grow slots_): `s` is not used after this.
-    slot = following;
+  const auto group = static_cast<uint32_t>(arg);
+  Parked& g = parked_[group];
+  const size_t next = g.next_stage;
+  parked_count_ -= g.packets.size();
+  if (!batch_parking_) {
+    Packet* p = g.packets.front();
+    g.packets.clear();
+    free_parked_.push_back(group);
+    Deliver(next, std::move(*p), now);  // A stage that keeps it moves it out.
+    free_packets_.push_back(p);
+    return;
   }
+  // The batch goes on as one burst (its packets share the time and the next stage). The group
+  // gets the burst buffer's old vector (capacity kept both ways).
+  std::vector<Packet*>& in = BurstInput();
+  in.swap(g.packets);
+  free_parked_.push_back(group);
+  RunBurst(next, now);
+}
+
+void Pipeline::PushBurst(Packet* const* pkts, size_t n) {
+  std::vector<Packet*>& in = BurstInput();
+  in.assign(pkts, pkts + n);
+  RunBurst(0, sim_->Now());
+}
+
+std::vector<Packet*>& Pipeline::BurstInput() {
+  if (burst_depth_ == burst_bufs_.size()) {
+    burst_bufs_.push_back(std::make_unique<std::array<std::vector<Packet*>, 2>>());
+    for (auto& v : *burst_bufs_.back()) v.reserve(512);
+  }
+  std::vector<Packet*>& in = (*burst_bufs_[burst_depth_])[0];
+  in.clear();
+  return in;
+}
+
+void Pipeline::RunBurst(size_t first_stage, Time now) {
+  auto& bufs = *burst_bufs_[burst_depth_++];
+  std::vector<Packet*>* cur = &bufs[0];
+  std::vector<Packet*>* next = &bufs[1];
+  for (size_t i = first_stage; i < stages_.size() && !cur->empty(); ++i) {
+    next->clear();
+    BurstOut out(this, i, next);
+    stages_[i]->ProcessBurst(cur->data(), cur->size(), now, out);
+    std::swap(cur, next);
+  }
+  if (burst_output_) {
+    if (!cur->empty()) burst_output_(cur->data(), cur->size(), now);
+  } else if (output_) {
+    for (Packet* p : *cur) output_(std::move(*p), now);
+  }
+  free_packets_.insert(free_packets_.end(), cur->begin(), cur->end());
+  cur->clear();
+  --burst_depth_;
+}
+
+void Pipeline::DropHandle(size_t stage_index, Packet* p, Time now) {
+  if (on_drop_) on_drop_(std::move(*p), *stages_[stage_index], now);
+  free_packets_.push_back(p);
+}
+
+// ----- BurstOut -------------------------------------------------------------------------------
+
+// The Emitter a per-packet stage sees inside a burst (BurstOut::RunOnPacket).
+class BurstOut::Adapter final : public Emitter {
+ public:
+  Adapter(BurstOut* out, Packet* current) : out_(out), current_(current) {}
+  void Emit(Packet&& q, Duration delay) override {
+    Packet* h;
+    if (&q == current_) {
+      h = current_;
+      current_used_ = true;
+    } else {  // From the stage's own storage (a held packet, a copy).
+      h = out_->Adopt(std::move(q));
+    }
+    if (delay > Duration::Zero()) out_->Park(h, delay);
+    else out_->Pass(h);
+  }
+  void Drop(Packet&& q) override {
+    Pipeline* pl = out_->pipeline_;
+    if (&q == current_) {
+      current_used_ = true;
+      out_->Drop(current_);
+    } else if (pl->on_drop_) {
+      pl->on_drop_(std::move(q), *pl->stages_[out_->index_], pl->sim_->Now());
+    }
+  }
+  void RequestWakeup(Time at) override { out_->RequestWakeup(at); }
+  uint64_t NewPacketId() override { return out_->NewPacketId(); }
+  [[nodiscard]] bool current_used() const { return current_used_; }
+
+ private:
+  BurstOut* out_;
+  Packet* current_;
+  bool current_used_ = false;
+};
+
+void BurstOut::Park(Packet* p, Duration delay) {
+  pipeline_->ParkHandle(index_ + 1, p, pipeline_->sim_->Now() + delay);
+}
+
+void BurstOut::Drop(Packet* p) { pipeline_->DropHandle(index_, p, pipeline_->sim_->Now()); }
+
+Packet* BurstOut::Copy(const Packet& p) {
+  Packet* h = pipeline_->Alloc();
+  *h = p;
+  return h;
+}
+
+Packet* BurstOut::Adopt(Packet&& p) {
+  Packet* h = pipeline_->Alloc();
+  *h = std::move(p);
+  return h;
+}
+
+void BurstOut::Release(Packet* p) { pipeline_->free_packets_.push_back(p); }
+
+uint64_t BurstOut::NewPacketId() {
+  return pipeline_->id_source_ ? pipeline_->id_source_() : pipeline_->local_ids_++;
+}
+
+void BurstOut::RequestWakeup(Time at) {
+  pipeline_->sim_->Schedule(std::max(at, pipeline_->sim_->Now()), pipeline_, kWakeupBit | index_);
+}
+
+void BurstOut::RunOnPacket(Stage& stage, Packet* p, Time now) {
+  Adapter adapter(this, p);
+  stage.OnPacket(std::move(*p), now, adapter);
+  if (!adapter.current_used()) Release(p);  // The stage kept (moved out) the packet.
 }
 
 std::vector<StageStats> Pipeline::Stats() const {

@@ -69,6 +69,21 @@ void DelayStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   Pass(std::move(p), delay, out);
 }
 
+void DelayStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+  if (params_.distribution != Distribution::kConstant) {
+    Stage::OnBurst(in, n, now, out);
+    return;
+  }
+  // What OnPacket does for a constant delay, per pointer.
+  const Duration base = params_.base;
+  sum_delay_ns_ += static_cast<double>(base.nanos()) * static_cast<double>(n);
+  const uint32_t detail = SaturateU32(base.nanos());
+  for (size_t i = 0; i < n; ++i) {
+    if (base > Duration::Zero()) in[i]->Note(name().c_str(), FateKind::kDelayed, detail, now);
+    Pass(in[i], base, out);
+  }
+}
+
 void DelayStage::FillStats(StageStats& s) const {
   static const char* kNames[] = {"delay.constant", "delay.uniform", "delay.normal", "delay.pareto"};
   s.kind = kNames[static_cast<int>(params_.distribution)];
@@ -96,19 +111,10 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   if (it != held_.end()) {
     // Another packet of the scope passes the held one.
     Pass(std::move(p), Duration::Zero(), out);
-    Held& h = it->second;
-    if (++h.passed == params_.k) {
-      ++displaced_;
-      displacement_sum_ += h.passed;
-      h.packet.Note(name().c_str(), FateKind::kReordered, h.passed, now);
-      Packet held = std::move(h.packet);
-      held_.erase(it);
-      Pass(std::move(held), Duration::Zero(), out);
-    }
+    if (std::optional<Packet> due = CountPassed(it, now)) Pass(std::move(*due), Duration::Zero(), out);
     return;
   }
-  ++seen_;
-  if (seen_ % params_.every == 0 && rng_.Bernoulli(params_.probability)) {
+  if (Select()) {
     const Time deadline = now + params_.max_hold;
     const uint32_t key = ScopeKey(p);
     held_.emplace(key, Held{std::move(p), 0, deadline});
@@ -116,6 +122,41 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     return;
   }
   Pass(std::move(p), Duration::Zero(), out);
+}
+
+std::optional<Packet> ReorderStage::CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now) {
+  Held& h = it->second;
+  if (++h.passed < params_.k) return std::nullopt;
+  ++displaced_;
+  displacement_sum_ += h.passed;
+  h.packet.Note(name().c_str(), FateKind::kReordered, h.passed, now);
+  std::optional<Packet> held(std::move(h.packet));
+  held_.erase(it);
+  return held;
+}
+
+void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+  // OnPacket over pointers: a passing packet is handed on as it is; only a held one is moved
+  // (into held_, and back into a pipeline packet when it is released).
+  for (size_t i = 0; i < n; ++i) {
+    Packet* p = in[i];
+    auto it = held_.end();
+    if (!held_.empty()) it = held_.find(ScopeKey(*p));
+    if (it != held_.end()) {
+      Pass(p, Duration::Zero(), out);
+      if (std::optional<Packet> due = CountPassed(it, now)) Pass(out.Adopt(std::move(*due)), Duration::Zero(), out);
+      continue;
+    }
+    if (Select()) {
+      const Time deadline = now + params_.max_hold;
+      const uint32_t key = ScopeKey(*p);
+      held_.emplace(key, Held{std::move(*p), 0, deadline});
+      out.Release(p);
+      out.RequestWakeup(deadline);
+      continue;
+    }
+    Pass(p, Duration::Zero(), out);
+  }
 }
 
 void ReorderStage::OnWakeup(Time now, Emitter& out) {
@@ -148,28 +189,49 @@ void ReorderStage::FillStats(StageStats& s) const {
 DuplicateStage::DuplicateStage(std::string name, const Params& params, uint64_t run_seed)
     : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
 
-void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
-  if (p.is_duplicate) {  // Never duplicate a duplicate.
-    Pass(std::move(p), Duration::Zero(), out);
-    return;
-  }
+bool DuplicateStage::Decide(Duration* delay) {
   ++originals_;
-  if (!rng_.Bernoulli(params_.probability)) {
+  if (!rng_.Bernoulli(params_.probability)) return false;
+  ++duplicated_;
+  *delay = params_.copy_delay;
+  if (params_.copy_jitter > Duration::Zero())
+    *delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+  return true;
+}
+
+void DuplicateStage::MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, Time now) {
+  copy.id = copy_id;
+  copy.origin_id = original.id;
+  copy.is_duplicate = true;
+  original.Note(name().c_str(), FateKind::kDuplicated, 0, now);
+  copy.Note(name().c_str(), FateKind::kDuplicated, 1, now);
+}
+
+void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
+  Duration delay;
+  if (p.is_duplicate || !Decide(&delay)) {  // Never duplicate a duplicate.
     Pass(std::move(p), Duration::Zero(), out);
     return;
   }
-  ++duplicated_;
   Packet copy = p;  // Copies bytes: duplication is the one stage that must allocate.
-  copy.id = out.NewPacketId();
-  copy.origin_id = p.id;
-  copy.is_duplicate = true;
-  p.Note(name().c_str(), FateKind::kDuplicated, 0, now);
-  copy.Note(name().c_str(), FateKind::kDuplicated, 1, now);
-  Duration delay = params_.copy_delay;
-  if (params_.copy_jitter > Duration::Zero())
-    delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+  MakeCopy(p, copy, out.NewPacketId(), now);
   Pass(std::move(p), Duration::Zero(), out);
   Pass(std::move(copy), delay, out);
+}
+
+void DuplicateStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+  for (size_t i = 0; i < n; ++i) {
+    Packet* p = in[i];
+    Duration delay;
+    if (p->is_duplicate || !Decide(&delay)) {
+      Pass(p, Duration::Zero(), out);
+      continue;
+    }
+    Packet* copy = out.Copy(*p);  // A pipeline packet: reuses a byte buffer.
+    MakeCopy(*p, *copy, out.NewPacketId(), now);
+    Pass(p, Duration::Zero(), out);
+    Pass(copy, delay, out);
+  }
 }
 
 void DuplicateStage::FillStats(StageStats& s) const {

@@ -71,7 +71,7 @@ class Recorder final : public impairment::FabricObserver {
     r.ce = p.ce_marked;
     r.corrupted = p.corrupted;
     r.where = where;
-    r.bytes = p.bytes;
+    r.bytes = p.bytes.ToVector();
     // Fabric::Send reports OnSend before it resolves the destination (p.dst_host is stale then); with
     // two hosts the destination of a sent frame is the other one.
     if (e == FrameRecord::Event::kTx) r.dst_host = p.src_host == kDutHost ? kScriptHost : kDutHost;

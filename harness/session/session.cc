@@ -64,7 +64,7 @@ class Recorder final : public impairment::FabricObserver {
     r.ce = p.ce_marked;
     r.corrupted = p.corrupted;
     r.where = where;
-    r.bytes = p.bytes;
+    r.bytes = p.bytes.ToVector();
     // The DUT tap's pcap holds the DUT's transmissions and receptions, in this order.
     if ((e == FrameRecord::Event::kTx && p.src_host == kDutHost) || (e == FrameRecord::Event::kRx && p.dst_host == kDutHost)) {
       r.frame_no = ++dut_frames_;

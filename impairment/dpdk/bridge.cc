@@ -11,7 +11,6 @@
 namespace mroce::impairment::dpdk {
 namespace {
 
-constexpr size_t kMaxPooledPackets = 8192;
 constexpr uint16_t kPrefetchAhead = 4;  // Received mbufs prefetched ahead of the one being read.
 
 // Prefetch in two steps ahead of frame i: the mbuf kPrefetchAhead frames on (to find its data), the
@@ -24,11 +23,11 @@ inline void PrefetchAhead(rte_mbuf* const* pkts, uint16_t n, uint16_t i) {
   if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
 }
 
-// Copies the frame of `m` into `bytes` (reusing its capacity).
-inline void CopyIn(const rte_mbuf* m, std::vector<uint8_t>* bytes) {
-  const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
+// Points `bytes` at the frame in `m` (a single segment: no copy; stages edit it in place) or
+// copies a multi-segment frame into its own buffer.
+inline void TakeFrame(rte_mbuf* m, FrameBytes* bytes) {
   if (m->nb_segs == 1) {
-    bytes->assign(data, data + m->data_len);
+    bytes->Borrow(rte_pktmbuf_mtod(m, uint8_t*), m->data_len);
     return;
   }
   bytes->resize(m->pkt_len);
@@ -37,7 +36,7 @@ inline void CopyIn(const rte_mbuf* m, std::vector<uint8_t>* bytes) {
 }
 
 // A fresh single-segment mbuf holding `bytes`; nullptr when the pool is empty or it does not fit.
-inline rte_mbuf* NewMbuf(rte_mempool* pool, const std::vector<uint8_t>& bytes) {
+inline rte_mbuf* NewMbuf(rte_mempool* pool, std::span<const uint8_t> bytes) {
   rte_mbuf* m = rte_pktmbuf_alloc(pool);
   if (m == nullptr) return nullptr;
   char* dst = rte_pktmbuf_append(m, static_cast<uint16_t>(bytes.size()));
@@ -58,23 +57,17 @@ Bridge::Bridge(sim::Simulator* sim, const Options& options) : sim_(sim), opt_(op
   for (int d = 0; d < 2; ++d) {
     pipelines_[d] = std::make_unique<Pipeline>(sim_, DirectionName(static_cast<Direction>(d)));
     pipelines_[d]->set_batch_parking(true);  // A burst parked by a delay stage: one event.
-    pipelines_[d]->set_output([this, d](Packet&& p, Time) { OnOutput(d, std::move(p)); });
+    pipelines_[d]->set_burst_output([this, d](Packet* const* pkts, size_t n, Time) {
+      for (size_t i = 0; i < n; ++i) OnOutput(d, *pkts[i]);
+    });
     pipelines_[d]->set_drop_observer([this, d](Packet&& p, const Stage&, Time) { OnDrop(d, std::move(p)); });
   }
-  pool_.reserve(1024);
 }
 
 Bridge::~Bridge() {
   FlushTx(0);
   FlushTx(1);
   FlushFree();
-}
-
-void Bridge::Recycle(Packet&& p) {
-  // Only the byte buffer is worth keeping (its capacity); moving whole Packets in and out of a
-  // pool cost more than building a fresh one.
-  if (pool_.size() >= kMaxPooledPackets || p.bytes.capacity() == 0) return;  // Extra copies: let them go.
-  pool_.push_back(std::move(p.bytes));
 }
 
 void Bridge::FlushTx(int dir) {
@@ -96,14 +89,16 @@ void Bridge::FlushFree() {
   free_n_ = 0;
 }
 
-void Bridge::OnOutput(int dir, Packet&& p) {
+void Bridge::OnOutput(int dir, const Packet& p) {
   DirectionCounters& dc = dirs_[dir];
   ++dc.out;
   rte_mbuf* m = nullptr;
   if (!p.is_duplicate && p.opaque != nullptr) {
     m = static_cast<rte_mbuf*>(p.opaque);
-    if (p.corrupted || p.ce_marked) {  // A stage edited the bytes: write them back.
-      ++dc.rewritten;
+    if (p.corrupted || p.ce_marked) ++dc.rewritten;
+    if ((p.corrupted || p.ce_marked) && !p.bytes.borrowed()) {
+      // A stage edited a copy (a multi-segment frame): write it back. (Borrowed bytes were
+      // edited in the mbuf itself.)
       if (m->nb_segs == 1 && m->data_len == p.bytes.size()) {
         std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), p.bytes.data(), p.bytes.size());
       } else {
@@ -115,7 +110,6 @@ void Bridge::OnOutput(int dir, Packet&& p) {
     ++dc.duplicates;
     m = NewMbuf(opt_.pool, p.bytes);
   }
-  Recycle(std::move(p));
   if (m == nullptr) {  // No mbuf for the copy.
     ++ports_[dir == 0 ? 1 : 0].tx_dropped;
     return;
@@ -130,7 +124,6 @@ void Bridge::OnDrop(int dir, Packet&& p) {
     free_buf_[free_n_++] = static_cast<rte_mbuf*>(p.opaque);
     if (free_n_ == kMaxBurst) FlushFree();
   }
-  Recycle(std::move(p));
 }
 
 void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
@@ -167,24 +160,21 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   }
   const Time now = sim_->Now();
   const auto direction = static_cast<Direction>(dir);
+  Packet* burst[kMaxBurst];
   for (uint16_t i = 0; i < n; ++i) {
     PrefetchAhead(pkts, n, i);
     rte_mbuf* m = pkts[i];
-    Packet p;
-    if (!pool_.empty()) {
-      p.bytes.swap(pool_.back());
-      pool_.pop_back();
-    }
-    CopyIn(m, &p.bytes);
-    p.opaque = m;
-    p.id = p.origin_id = next_id_++;
-    p.ingress = now;
-    p.direction = direction;
-    p.plane = 0;
-    p.src_host = dir == 0 ? 0 : 1;
-    p.dst_host = dir == 0 ? 1 : 0;
-    pl.Push(std::move(p));
+    Packet* p = pl.NewPacket();  // The pipeline's own object: its byte buffer keeps its capacity.
+    TakeFrame(m, &p->bytes);
+    p->opaque = m;
+    p->id = p->origin_id = next_id_++;
+    p->ingress = now;
+    p->direction = direction;
+    p->src_host = dir == 0 ? 0 : 1;
+    p->dst_host = dir == 0 ? 1 : 0;
+    burst[i] = p;
   }
+  pl.PushBurst(burst, n);  // Stage by stage over the whole burst (Pipeline's burst path).
 }
 
 size_t Bridge::Poll(int64_t now_ns) {

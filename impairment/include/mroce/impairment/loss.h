@@ -21,6 +21,7 @@ class BernoulliLoss : public Stage {
 
  protected:
   void OnPacket(Packet&& p, Time now, Emitter& out) override;
+  void OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) override;
   void FillStats(StageStats& s) const override;
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -71,6 +72,102 @@ class FateLog {
   FateNote notes_[kCapacity];
 };
 
+// The frame bytes of a Packet: owned (a byte vector) or borrowed (Borrow: a driver's buffer, such
+// as the rte_mbuf a frame arrived in, which the driver keeps alive and unchanged while the packet
+// lives). Reads and in-place edits (a CE mark, a flipped bit) go to whichever it is, so a stage
+// edits a borrowed frame where it lies; anything that changes the size, and every copy, owns.
+class FrameBytes {
+ public:
+  using value_type = uint8_t;
+  using iterator = uint8_t*;
+  using const_iterator = const uint8_t*;
+
+  FrameBytes() = default;
+  FrameBytes(std::vector<uint8_t> v) : owned_(std::move(v)) {}  // NOLINT(google-explicit-constructor)
+  FrameBytes(std::initializer_list<uint8_t> v) : owned_(v) {}
+  FrameBytes(const FrameBytes& o) : owned_(o.begin(), o.end()) {}  // A copy owns its bytes.
+  FrameBytes(FrameBytes&& o) noexcept : owned_(std::move(o.owned_)), ext_(o.ext_), ext_size_(o.ext_size_) {
+    o.ext_ = nullptr;
+  }
+  FrameBytes& operator=(const FrameBytes& o) {
+    if (this != &o) {
+      owned_.assign(o.begin(), o.end());  // Reuses this buffer's capacity.
+      ext_ = nullptr;
+    }
+    return *this;
+  }
+  FrameBytes& operator=(FrameBytes&& o) noexcept {
+    owned_ = std::move(o.owned_);
+    ext_ = o.ext_;
+    ext_size_ = o.ext_size_;
+    o.ext_ = nullptr;
+    return *this;
+  }
+  FrameBytes& operator=(std::vector<uint8_t> v) {
+    owned_ = std::move(v);
+    ext_ = nullptr;
+    return *this;
+  }
+
+  // Refers to data[0..n) instead of owning bytes (the owned buffer keeps its capacity for later).
+  void Borrow(uint8_t* data, size_t n) {
+    if (data == nullptr) {  // Nothing to refer to: an empty owned frame.
+      clear();
+      return;
+    }
+    ext_ = data;
+    ext_size_ = n;
+  }
+  [[nodiscard]] bool borrowed() const { return ext_ != nullptr; }
+
+  [[nodiscard]] uint8_t* data() { return ext_ != nullptr ? ext_ : owned_.data(); }
+  [[nodiscard]] const uint8_t* data() const { return ext_ != nullptr ? ext_ : owned_.data(); }
+  [[nodiscard]] size_t size() const { return ext_ != nullptr ? ext_size_ : owned_.size(); }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] size_t capacity() const { return owned_.capacity(); }
+  uint8_t* begin() { return data(); }
+  uint8_t* end() { return data() + size(); }
+  [[nodiscard]] const uint8_t* begin() const { return data(); }
+  [[nodiscard]] const uint8_t* end() const { return data() + size(); }
+  uint8_t& operator[](size_t i) { return data()[i]; }
+  const uint8_t& operator[](size_t i) const { return data()[i]; }
+  operator std::span<const uint8_t>() const { return {data(), size()}; }  // NOLINT(google-explicit-constructor)
+  operator std::span<uint8_t>() { return {data(), size()}; }              // NOLINT(google-explicit-constructor)
+  [[nodiscard]] std::vector<uint8_t> ToVector() const { return {begin(), end()}; }
+
+  // These own the result (a borrowed frame is copied first where its bytes are kept).
+  template <class It>
+  void assign(It first, It last) {
+    ext_ = nullptr;
+    owned_.assign(first, last);
+  }
+  void resize(size_t n) {
+    Own();
+    owned_.resize(n);
+  }
+  void clear() {
+    ext_ = nullptr;
+    owned_.clear();
+  }
+
+  friend bool operator==(const FrameBytes& a, const FrameBytes& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator==(const FrameBytes& a, const std::vector<uint8_t>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  void Own() {
+    if (ext_ == nullptr) return;
+    owned_.assign(ext_, ext_ + ext_size_);
+    ext_ = nullptr;
+  }
+  std::vector<uint8_t> owned_;
+  uint8_t* ext_ = nullptr;  // Borrowed bytes (nullptr: owned_).
+  size_t ext_size_ = 0;
+};
+
 // Header fields the stages match on, read once through mroce::wire::FrameView (see frame_info.cc).
 struct PacketInfo {
   bool parsed = false;     // Info() ran.
@@ -101,7 +198,7 @@ inline constexpr uint16_t kNoHost = 0xFFFF;
 struct Packet {
   uint64_t id = 0;         // Unique within a run (duplicates get a fresh id).
   uint64_t origin_id = 0;  // Id of the packet this one was duplicated from (== id for originals).
-  std::vector<uint8_t> bytes;  // Whole Ethernet frame (no FCS).
+  FrameBytes bytes;        // Whole Ethernet frame (no FCS).
   Time ingress;            // When it entered the fabric/pipeline.
   Direction direction = Direction::kDutToPeer;
   uint8_t plane = 0;       // Plane = NIC port of the sending host.

@@ -14,10 +14,21 @@
 // differs is only the simulator's bookkeeping: fewer events (events_run, pending), and a
 // RunUntil predicate is not checked between the packets of one batch. Used by the DPDK bridge,
 // where a received burst is parked by the delay stage at one time; off by default (simulated
-// runs keep one event per packet).
+// runs keep one event per packet). A batch continues as a burst (below).
+//
+// Burst path (PushBurst; the DPDK bridge): packets are the pipeline's own objects (NewPacket: kept
+// and reused, so their byte buffers keep their capacity), passed between stages as pointers and
+// parked as pointers. A burst goes through one stage at a time (Stage::ProcessBurst): each stage
+// sees the same packets in the same order at the same time as if they had been pushed one by one,
+// so every stage takes the same decisions and keeps the same statistics. What can differ from
+// Push is the interleaving *between* stages: the drop observer and the output see a burst stage
+// by stage, and packets that two stages park for the same instant are handed on in the order the
+// stages parked them (burst order) rather than packet by packet.
 #ifndef MROCE_IMPAIRMENT_PIPELINE_H_
 #define MROCE_IMPAIRMENT_PIPELINE_H_
 
+#include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,6 +43,9 @@ class Pipeline : public sim::EventHandler {
  public:
   using Output = std::function<void(Packet&&, Time)>;
   using DropObserver = std::function<void(Packet&&, const Stage&, Time)>;
+  // Packets leaving the last stage a burst at a time (a packet the per-packet path outputs comes
+  // alone). They stay the pipeline's: read or edit them, do not keep the pointers.
+  using BurstOutput = std::function<void(Packet* const*, size_t, Time)>;
 
   Pipeline(sim::Simulator* sim, std::string name);
   ~Pipeline() override;
@@ -43,6 +57,8 @@ class Pipeline : public sim::EventHandler {
     return static_cast<S*>(Add(std::make_unique<S>(std::forward<Args>(args)...)));
   }
   void set_output(Output out) { output_ = std::move(out); }
+  // Replaces set_output (for the burst path's user).
+  void set_burst_output(BurstOutput out) { burst_output_ = std::move(out); }
   void set_drop_observer(DropObserver obs) { on_drop_ = std::move(obs); }
   // Source of ids for duplicates (defaults to a local counter starting at 1 << 62).
   void set_id_source(std::function<uint64_t()> source) { id_source_ = std::move(source); }
@@ -51,6 +67,13 @@ class Pipeline : public sim::EventHandler {
 
   // Feeds a packet into the first stage at sim->Now().
   void Push(Packet&& p);
+  // Burst path (see the header comment). A reset packet owned by the pipeline, to fill in and
+  // hand to PushBurst (or ReleasePacket); the pointer stays valid until then.
+  Packet* NewPacket();
+  void ReleasePacket(Packet* p) { free_packets_.push_back(p); }
+  // Feeds pkts[0..n), all from NewPacket, into the first stage at sim->Now(); the pipeline owns
+  // them again afterwards (the output and drop callbacks get them as Packet&&, then they are reused).
+  void PushBurst(Packet* const* pkts, size_t n);
   [[nodiscard]] bool empty() const { return stages_.empty(); }
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
@@ -58,36 +81,53 @@ class Pipeline : public sim::EventHandler {
   // One line per stage (StageStats::ToString).
   [[nodiscard]] std::string StatsString() const;
   // Packets parked in delay slots (in flight inside the pipeline).
-  [[nodiscard]] size_t parked() const { return slots_.size() - free_slots_.size(); }
+  [[nodiscard]] size_t parked() const { return parked_count_; }
+  // Packet objects the pipeline has made for NewPacket/parking (a high-water mark, not a leak).
+  [[nodiscard]] size_t packets_made() const { return arena_.size(); }
 
   void OnEvent(Time now, uint64_t arg) override;
 
  private:
+  friend class BurstOut;
   class StageEmitter;
   void Deliver(size_t stage_index, Packet&& p, Time now);
   void Park(size_t next_stage, Packet&& p, Time at);
+  void ParkHandle(size_t next_stage, Packet* p, Time at);
+  Packet* Alloc();
+  // The input buffer of a burst at the current nesting depth; RunBurst runs it.
+  std::vector<Packet*>& BurstInput();
+  void RunBurst(size_t first_stage, Time now);
+  void DropHandle(size_t stage_index, Packet* p, Time now);
 
   sim::Simulator* sim_;
   std::string name_;
   std::vector<std::unique_ptr<Stage>> stages_;
   std::vector<std::unique_ptr<StageEmitter>> emitters_;
-  static constexpr uint32_t kNoSlot = UINT32_MAX;
-  struct Slot {
-    Packet packet;
+  // Parked packets: one group per simulator event (one packet, or a batch with batched parking);
+  // groups and their vectors are reused.
+  struct Parked {
+    std::vector<Packet*> packets;  // From arena_.
     uint32_t next_stage = 0;
-    uint32_t next_in_batch = kNoSlot;  // Batched parking: the next slot delivered by the same event.
   };
-  std::vector<Slot> slots_;
+  std::vector<Parked> parked_;
+  std::vector<uint32_t> free_parked_;
+  size_t parked_count_ = 0;
   bool batch_parking_ = false;
-  // Batched parking: the batch last scheduled (event id 0: none open).
+  // Batched parking: the group last scheduled (event id 0: none open).
   struct OpenBatch {
     sim::EventId event = 0;
     Time at;
     uint32_t next_stage = 0;
-    uint32_t last_slot = kNoSlot;
+    uint32_t group = 0;
   } open_batch_;
-  std::vector<uint32_t> free_slots_;
+  // Packet objects with stable addresses (parked packets and the burst path's packets).
+  std::deque<Packet> arena_;
+  std::vector<Packet*> free_packets_;
+  // Burst path: an input and an output buffer per nesting depth (an output callback may push again).
+  std::vector<std::unique_ptr<std::array<std::vector<Packet*>, 2>>> burst_bufs_;
+  size_t burst_depth_ = 0;
   Output output_;
+  BurstOutput burst_output_;
   DropObserver on_drop_;
   std::function<uint64_t()> id_source_;
   uint64_t local_ids_ = uint64_t{1} << 62;

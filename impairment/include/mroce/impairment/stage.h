@@ -85,6 +85,46 @@ class Emitter {
   virtual uint64_t NewPacketId() = 0;
 };
 
+class Pipeline;
+class Stage;
+
+// Where a stage sends the output of a burst (Stage::OnBurst): the burst path of Pipeline, which the
+// DPDK bridge drives. Packets are the pipeline's own (Pipeline::NewPacket) and are handed on as
+// pointers, never moved; a stage that keeps one moves it out (the pipeline then reuses the object).
+// Every packet a stage is given ends in exactly one of Pass, Park, Drop (or is moved out by a
+// per-packet stage, see RunOnPacket).
+class BurstOut {
+ public:
+  // The packet continues to the next stage at this burst's time (after the stage returns).
+  void Pass(Packet* p) { next_->push_back(p); }
+  // The packet continues to the next stage after `delay` > 0 (parked in the pipeline).
+  void Park(Packet* p, Duration delay);
+  // The stage removed the packet (kDropped already noted): the drop observer sees it, then it is freed.
+  void Drop(Packet* p);
+  // A new pipeline packet holding a copy of `p` (for duplicates).
+  Packet* Copy(const Packet& p);
+  // A pipeline packet holding `p` (moved in): for a packet the stage releases from its own storage.
+  Packet* Adopt(Packet&& p);
+  // The stage moved the packet out of `p` (to hold it): the pipeline reuses the object.
+  void Release(Packet* p);
+  [[nodiscard]] uint64_t NewPacketId();
+  void RequestWakeup(Time at);
+  // Runs the per-packet Stage::OnPacket of `stage` on `p`, routing what it emits here (the
+  // default Stage::OnBurst): emitting `p` itself passes the pointer on; a packet the stage emits
+  // from its own storage is moved into a pipeline packet; if the stage keeps `p` (moves it out),
+  // the pipeline packet is freed.
+  void RunOnPacket(Stage& stage, Packet* p, Time now);
+
+ private:
+  friend class Pipeline;
+  class Adapter;
+  BurstOut(Pipeline* pipeline, size_t index, std::vector<Packet*>* next)
+      : pipeline_(pipeline), index_(index), next_(next) {}
+  Pipeline* pipeline_;
+  size_t index_;  // Of the stage whose output this is.
+  std::vector<Packet*>* next_;
+};
+
 class Stage {
  public:
   Stage(std::string name, Match match)
@@ -107,12 +147,44 @@ class Stage {
     ++considered_;
     OnPacket(std::move(p), now, out);
   }
+  // The burst form of Process: packets in[0..n) all arrive at `now`, in this order. Each stage
+  // sees the same packets in the same order at the same times as through Process, so it takes the
+  // same decisions and keeps the same statistics (a stage overriding OnBurst must keep that).
+  // Packets that do not match pass on in their place; runs of matching ones go to OnBurst.
+  void ProcessBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+    packets_in_ += n;
+    if (match_all_) {
+      considered_ += n;
+      OnBurst(in, n, now, out);
+      return;
+    }
+    size_t run = 0;  // Start of the current run of matching packets.
+    for (size_t i = 0; i < n; ++i) {
+      if (match_.Matches(*in[i])) continue;
+      if (i > run) {
+        considered_ += i - run;
+        OnBurst(in + run, i - run, now, out);
+      }
+      ++packets_out_;
+      out.Pass(in[i]);
+      run = i + 1;
+    }
+    if (n > run) {
+      considered_ += n - run;
+      OnBurst(in + run, n - run, now, out);
+    }
+  }
   virtual void OnWakeup(Time now, Emitter& out) {}
   [[nodiscard]] StageStats Stats() const;
 
  protected:
   // A packet that matched. Implementations count through the helpers below.
   virtual void OnPacket(Packet&& p, Time now, Emitter& out) = 0;
+  // Matching packets of a burst (see ProcessBurst). The default runs OnPacket on each one
+  // (BurstOut::RunOnPacket); stages on the DPDK hot path override it with a loop over pointers.
+  virtual void OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+    for (size_t i = 0; i < n; ++i) out.RunOnPacket(*this, in[i], now);
+  }
   // Stage-specific kind and configured-vs-achieved lines.
   virtual void FillStats(StageStats& s) const = 0;
 
@@ -125,6 +197,17 @@ class Stage {
     p.Note(name_.c_str(), FateKind::kDropped, 0, now);
     out.Drop(std::move(p));
   }
+  // The same for OnBurst (counted alike).
+  void Pass(Packet* p, Duration delay, BurstOut& out) {
+    ++packets_out_;
+    if (delay > Duration::Zero()) out.Park(p, delay);
+    else out.Pass(p);
+  }
+  void DropIt(Packet* p, Time now, BurstOut& out) {
+    ++dropped_;
+    p->Note(name_.c_str(), FateKind::kDropped, 0, now);
+    out.Drop(p);
+  }
 
   uint64_t packets_in_ = 0;
   uint64_t considered_ = 0;
@@ -135,6 +218,7 @@ class Stage {
   uint64_t corrupted_ = 0;
 
  private:
+  friend class BurstOut;
   std::string name_;
   Match match_;
   bool match_all_;  // match_.IsAny(): no per-packet check.

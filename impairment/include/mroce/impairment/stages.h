@@ -40,6 +40,7 @@ class DelayStage : public Stage {
 
  protected:
   void OnPacket(Packet&& p, Time now, Emitter& out) override;
+  void OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) override;
   void FillStats(StageStats& s) const override;
 
  private:
@@ -74,6 +75,7 @@ class ReorderStage : public Stage {
 
  protected:
   void OnPacket(Packet&& p, Time now, Emitter& out) override;
+  void OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) override;
   void FillStats(StageStats& s) const override;
 
  private:
@@ -83,10 +85,18 @@ class ReorderStage : public Stage {
     Time deadline;
   };
   [[nodiscard]] uint32_t ScopeKey(const Packet& p) const;
+  // A packet of a scope with nothing held: is it the one to hold? (every-th candidate, then the draw)
+  bool Select() {
+    if (++since_selectable_ < params_.every) return false;
+    since_selectable_ = 0;
+    return rng_.Bernoulli(params_.probability);
+  }
+  // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
+  std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
   Params params_;
   sim::Rng rng_;
   std::unordered_map<uint32_t, Held> held_;
-  uint64_t seen_ = 0;
+  uint32_t since_selectable_ = 0;  // Candidates since the last every-th one.
   uint64_t displaced_ = 0;
   uint64_t flushed_ = 0;
   uint64_t displacement_sum_ = 0;
@@ -110,9 +120,14 @@ class DuplicateStage : public Stage {
 
  protected:
   void OnPacket(Packet&& p, Time now, Emitter& out) override;
+  void OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) override;
   void FillStats(StageStats& s) const override;
 
  private:
+  // Draws for one original (false: not duplicated); the copy's extra delay in *delay.
+  bool Decide(Duration* delay);
+  // Marks the original and fills in `copy` (already a byte copy of it).
+  void MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, Time now);
   Params params_;
   sim::Rng rng_;
   uint64_t originals_ = 0;

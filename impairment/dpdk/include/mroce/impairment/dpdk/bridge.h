@@ -3,10 +3,11 @@
 // travel peer->dut and leave on port 0.
 //
 // Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
-// delayed/held packets come due, then receives one burst per port, turns each mbuf into a pooled
-// impairment::Packet (the frame bytes are copied into a reused byte buffer; the mbuf rides
-// along in Packet::opaque) and pushes it into that direction's Pipeline, the very stage code the
-// simulated fabric runs. Whatever the pipeline outputs is transmitted as bursts: an original packet
+// delayed/held packets come due, then receives one burst per port, turns each mbuf into one of the
+// pipeline's reused Packets (Pipeline::NewPacket; the frame bytes are copied into its byte buffer,
+// which keeps its capacity; the mbuf rides along in Packet::opaque) and pushes the burst into that
+// direction's Pipeline (Pipeline::PushBurst: the very stage code the simulated fabric runs, one
+// stage at a time over the burst). Whatever the pipeline outputs is transmitted as bursts: an original packet
 // leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
 // corruption); a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
 // bulk. The pipelines use batched parking (Pipeline::set_batch_parking: same decisions, one
@@ -85,11 +86,10 @@ class Bridge {
 
  private:
   void Input(int port_index, rte_mbuf** pkts, uint16_t n);
-  void OnOutput(int dir, Packet&& p);
+  void OnOutput(int dir, const Packet& p);
   void OnDrop(int dir, Packet&& p);
   void FlushTx(int dir);
   void FlushFree();
-  void Recycle(Packet&& p);
 
   sim::Simulator* sim_;
   Options opt_;
@@ -102,8 +102,6 @@ class Bridge {
   std::array<uint16_t, 2> tx_n_{};
   std::array<rte_mbuf*, kMaxBurst> free_buf_{};
   uint16_t free_n_ = 0;
-  // Recycled Packets' byte buffers (they keep their capacity).
-  std::vector<std::vector<uint8_t>> pool_;
   uint64_t next_id_ = 1;
 };
 
