@@ -52,14 +52,17 @@ void ParsePacketInfo(std::span<const uint8_t> bytes, PacketInfo* out) {
 
 // In place: assigning a returned PacketInfo made the CPU read back the fields it had just stored
 // one by one as wider loads (a store-forwarding stall that showed in the DPDK bridge's profile).
-void Packet::ParseInfo() const { ParsePacketInfo(std::span<const uint8_t>(bytes.data(), bytes.size()), &info_); }
+void Packet::ParseInfo() const {
+  ParsePacketInfo(std::span<const uint8_t>(bytes.data(), bytes.size()), &info_);
+  info_valid_ = true;
+}
 
 bool Packet::MarkCe() {
   auto view = wire::FrameView::Locate(std::span<uint8_t>(bytes.data(), bytes.size()));
   if (!view.ok()) return false;
   if (!view->MarkCe()) return false;
   ce_marked = true;
-  if (info_.parsed) info_.ecn = wire::kEcnCe;
+  if (info_valid_) info_.ecn = wire::kEcnCe;
   return true;
 }
 

@@ -59,25 +59,6 @@ void Pipeline::Deliver(size_t stage_index, Packet&& p, Time now) {
   stages_[stage_index]->Process(std::move(p), now, *emitters_[stage_index]);
 }
 
-Packet* Pipeline::Alloc() {
-  if (!free_packets_.empty()) {
-    Packet* p = free_packets_.back();
-    free_packets_.pop_back();
-    return p;
-  }
-  return &arena_.emplace_back();
-}
-
-Packet* Pipeline::NewPacket() {
-  Packet* p = Alloc();
-  p->Reset();
-  p->ingress = Time::Zero();
-  p->direction = Direction::kDutToPeer;
-  p->plane = 0;
-  p->src_host = p->dst_host = 0;
-  return p;
-}
-
 void Pipeline::Park(size_t next_stage, Packet&& p, Time at) {
   Packet* h = Alloc();
   *h = std::move(p);
@@ -105,6 +86,18 @@ void Pipeline::ParkHandle(size_t next_stage, Packet* p, Time at) {
   g.next_stage = static_cast<uint32_t>(next_stage);
   const sim::EventId id = sim_->Schedule(at, this, group);
   if (batch_parking_) open_batch_ = OpenBatch{id, at, static_cast<uint32_t>(next_stage), group};
+}
+
+void Pipeline::ParkHandles(size_t next_stage, Packet* const* pkts, size_t n, Time at) {
+  if (n == 0) return;
+  ParkHandle(next_stage, pkts[0], at);
+  if (!batch_parking_) {
+    for (size_t i = 1; i < n; ++i) ParkHandle(next_stage, pkts[i], at);
+    return;
+  }
+  // The first one opened (or joined) the batch the rest join.
+  parked_[open_batch_.group].packets.insert(parked_[open_batch_.group].packets.end(), pkts + 1, pkts + n);
+  parked_count_ += n - 1;
 }
 
 void Pipeline::OnEvent(Time now, uint64_t arg) {
@@ -215,6 +208,10 @@ class BurstOut::Adapter final : public Emitter {
 
 void BurstOut::Park(Packet* p, Duration delay) {
   pipeline_->ParkHandle(index_ + 1, p, pipeline_->sim_->Now() + delay);
+}
+
+void BurstOut::ParkAll(Packet* const* pkts, size_t n, Duration delay) {
+  pipeline_->ParkHandles(index_ + 1, pkts, n, pipeline_->sim_->Now() + delay);
 }
 
 void BurstOut::Drop(Packet* p) { pipeline_->DropHandle(index_, p, pipeline_->sim_->Now()); }

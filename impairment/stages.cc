@@ -78,10 +78,10 @@ void DelayStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   const Duration base = params_.base;
   sum_delay_ns_ += static_cast<double>(base.nanos()) * static_cast<double>(n);
   const uint32_t detail = SaturateU32(base.nanos());
-  for (size_t i = 0; i < n; ++i) {
-    if (base > Duration::Zero()) in[i]->Note(name().c_str(), FateKind::kDelayed, detail, now);
-    Pass(in[i], base, out);
+  if (base > Duration::Zero()) {
+    for (size_t i = 0; i < n; ++i) in[i]->Note(name().c_str(), FateKind::kDelayed, detail, now);
   }
+  PassAll(in, n, base, out);
 }
 
 void DelayStage::FillStats(StageStats& s) const {

@@ -69,7 +69,15 @@ class Pipeline : public sim::EventHandler {
   void Push(Packet&& p);
   // Burst path (see the header comment). A reset packet owned by the pipeline, to fill in and
   // hand to PushBurst (or ReleasePacket); the pointer stays valid until then.
-  Packet* NewPacket();
+  Packet* NewPacket() {
+    Packet* p = Alloc();
+    p->Reset();
+    p->ingress = Time::Zero();
+    p->direction = Direction::kDutToPeer;
+    p->plane = 0;
+    p->src_host = p->dst_host = 0;
+    return p;
+  }
   void ReleasePacket(Packet* p) { free_packets_.push_back(p); }
   // Feeds pkts[0..n), all from NewPacket, into the first stage at sim->Now(); the pipeline owns
   // them again afterwards (the output and drop callbacks get them as Packet&&, then they are reused).
@@ -93,7 +101,14 @@ class Pipeline : public sim::EventHandler {
   void Deliver(size_t stage_index, Packet&& p, Time now);
   void Park(size_t next_stage, Packet&& p, Time at);
   void ParkHandle(size_t next_stage, Packet* p, Time at);
-  Packet* Alloc();
+  Packet* Alloc() {
+    if (free_packets_.empty()) return &arena_.emplace_back();
+    Packet* p = free_packets_.back();
+    free_packets_.pop_back();
+    return p;
+  }
+  // Parks pkts[0..n) for the same time and next stage (one group with batched parking).
+  void ParkHandles(size_t next_stage, Packet* const* pkts, size_t n, Time at);
   // The input buffer of a burst at the current nesting depth; RunBurst runs it.
   std::vector<Packet*>& BurstInput();
   void RunBurst(size_t first_stage, Time now);

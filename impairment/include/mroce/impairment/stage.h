@@ -99,6 +99,8 @@ class BurstOut {
   void Pass(Packet* p) { next_->push_back(p); }
   // The packet continues to the next stage after `delay` > 0 (parked in the pipeline).
   void Park(Packet* p, Duration delay);
+  // Park for each of pkts[0..n), in order, in one call.
+  void ParkAll(Packet* const* pkts, size_t n, Duration delay);
   // The stage removed the packet (kDropped already noted): the drop observer sees it, then it is freed.
   void Drop(Packet* p);
   // A new pipeline packet holding a copy of `p` (for duplicates).
@@ -202,6 +204,14 @@ class Stage {
     ++packets_out_;
     if (delay > Duration::Zero()) out.Park(p, delay);
     else out.Pass(p);
+  }
+  void PassAll(Packet* const* pkts, size_t n, Duration delay, BurstOut& out) {
+    packets_out_ += n;
+    if (delay > Duration::Zero()) {
+      out.ParkAll(pkts, n, delay);
+    } else {
+      for (size_t i = 0; i < n; ++i) out.Pass(pkts[i]);
+    }
   }
   void DropIt(Packet* p, Time now, BurstOut& out) {
     ++dropped_;
