@@ -3,10 +3,11 @@
 namespace mroce::impairment {
 
 BernoulliLoss::BernoulliLoss(std::string name, const Params& params, uint64_t run_seed)
-    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())),
+      loss_threshold_(sim::Rng::BernoulliThreshold(params.loss)) {}
 
 void BernoulliLoss::OnPacket(Packet&& p, Time now, Emitter& out) {
-  if (rng_.Bernoulli(params_.loss)) DropIt(std::move(p), now, out);
+  if (rng_.BernoulliBelow(loss_threshold_)) DropIt(std::move(p), now, out);
   else Pass(std::move(p), Duration::Zero(), out);
 }
 
@@ -14,7 +15,7 @@ void BernoulliLoss::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out
   // The same draws in the same order as OnPacket; a loop the CPU can overlap (the draws are
   // independent counter hashes).
   for (size_t i = 0; i < n; ++i) {
-    if (rng_.Bernoulli(params_.loss)) DropIt(in[i], now, out);
+    if (rng_.BernoulliBelow(loss_threshold_)) DropIt(in[i], now, out);
     else Pass(in[i], Duration::Zero(), out);
   }
 }

@@ -97,6 +97,7 @@ ReorderStage::ReorderStage(std::string name, const Params& params, uint64_t run_
     : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {
   if (params_.k == 0) params_.k = 1;
   if (params_.every == 0) params_.every = 1;
+  threshold_ = sim::Rng::BernoulliThreshold(params_.probability);
 }
 
 uint32_t ReorderStage::ScopeKey(const Packet& p) const {
@@ -187,17 +188,8 @@ void ReorderStage::FillStats(StageStats& s) const {
 // ----- DuplicateStage --------------------------------------------------------------------------
 
 DuplicateStage::DuplicateStage(std::string name, const Params& params, uint64_t run_seed)
-    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())) {}
-
-bool DuplicateStage::Decide(Duration* delay) {
-  ++originals_;
-  if (!rng_.Bernoulli(params_.probability)) return false;
-  ++duplicated_;
-  *delay = params_.copy_delay;
-  if (params_.copy_jitter > Duration::Zero())
-    *delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
-  return true;
-}
+    : Stage(std::move(name), params.match), params_(params), rng_(run_seed, sim::ComponentId(this->name())),
+      threshold_(sim::Rng::BernoulliThreshold(params.probability)) {}
 
 void DuplicateStage::MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, Time now) {
   copy.id = copy_id;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace mroce::sim {
 namespace {
@@ -54,6 +55,23 @@ TEST(RngTest, BernoulliEdgeCases) {
   EXPECT_EQ(t0, 0);
   EXPECT_EQ(t1, 100000);
   EXPECT_NEAR(th / 100000.0, 0.25, 0.01);
+}
+
+// Bernoulli compares integers; it must take exactly the decisions of Uniform01() < p, for every
+// draw, including draws that land exactly on or next to p * 2^53.
+TEST(RngTest, BernoulliIsExactlyUniformBelowP) {
+  const double ps[] = {0.0, 1e-300, 5e-324, 1e-9, 0.01, 0.1, 1.0 / 3, 0.25, 0.5, 0.7, 0.999999, 1.0, 1.5, -0.5,
+                       std::nextafter(0.25, 0.0), std::nextafter(0.25, 1.0), std::numeric_limits<double>::quiet_NaN()};
+  for (double p : ps) {
+    Rng a(11, 3), b(11, 3);
+    for (int i = 0; i < 20000; ++i) ASSERT_EQ(a.Bernoulli(p), b.Uniform01() < p) << "p=" << p << " draw " << i;
+    // Boundary draws: x = threshold - 1 is below p, x = threshold is not.
+    const uint64_t t = Rng::BernoulliThreshold(p);
+    for (uint64_t x : {t == 0 ? 0 : t - 1, t, t + 1}) {
+      if (x >= (uint64_t{1} << 53)) continue;
+      EXPECT_EQ(x < t, static_cast<double>(x) * 0x1.0p-53 < p) << "p=" << p << " x=" << x;
+    }
+  }
 }
 
 TEST(RngTest, DistributionMoments) {

@@ -27,6 +27,7 @@ class BernoulliLoss : public Stage {
  private:
   Params params_;
   sim::Rng rng_;
+  uint64_t loss_threshold_;  // Rng::BernoulliThreshold(params_.loss).
 };
 
 // Two-state Gilbert-Elliott: Good (loss prob k) and Bad (loss prob h). Transition probabilities per

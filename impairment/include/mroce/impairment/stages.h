@@ -89,13 +89,14 @@ class ReorderStage : public Stage {
   bool Select() {
     if (++since_selectable_ < params_.every) return false;
     since_selectable_ = 0;
-    return rng_.Bernoulli(params_.probability);
+    return rng_.BernoulliBelow(threshold_);
   }
   // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
   std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
   Params params_;
   sim::Rng rng_;
   std::unordered_map<uint32_t, Held> held_;
+  uint64_t threshold_ = 0;  // Rng::BernoulliThreshold(params_.probability).
   uint32_t since_selectable_ = 0;  // Candidates since the last every-th one.
   uint64_t displaced_ = 0;
   uint64_t flushed_ = 0;
@@ -125,11 +126,20 @@ class DuplicateStage : public Stage {
 
  private:
   // Draws for one original (false: not duplicated); the copy's extra delay in *delay.
-  bool Decide(Duration* delay);
+  bool Decide(Duration* delay) {
+    ++originals_;
+    if (!rng_.BernoulliBelow(threshold_)) return false;
+    ++duplicated_;
+    *delay = params_.copy_delay;
+    if (params_.copy_jitter > Duration::Zero())
+      *delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+    return true;
+  }
   // Marks the original and fills in `copy` (already a byte copy of it).
   void MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, Time now);
   Params params_;
   sim::Rng rng_;
+  uint64_t threshold_;  // Rng::BernoulliThreshold(params_.probability).
   uint64_t originals_ = 0;
 };
 

@@ -46,7 +46,20 @@ class Rng {
   // Uniform integer in [lo, hi] (inclusive); Lemire's multiply-shift (bias < 2^-64 * range).
   uint64_t UniformInt(uint64_t lo, uint64_t hi);
   // True with probability p (p <= 0: never draws true, p >= 1: always true; one draw either way).
-  bool Bernoulli(double p) { return Uniform01() < p; }
+  // Exactly Uniform01() < p, compared as integers: Uniform01() is x * 2^-53 for the integer
+  // x = NextU64() >> 11, both sides scale by 2^53 without rounding, and for an integer x,
+  // x < t <=> x < ceil(t). (Saves the int-to-double conversion on the draw's critical path.)
+  bool Bernoulli(double p) { return BernoulliBelow(BernoulliThreshold(p)); }
+  // Bernoulli(p) given BernoulliThreshold(p), for callers that draw with one p many times.
+  bool BernoulliBelow(uint64_t threshold) { return (NextU64() >> 11) < threshold; }
+  // ceil(p * 2^53), clamped to [0, 2^53] (NaN: 0, never true, as Uniform01() < NaN).
+  [[nodiscard]] static uint64_t BernoulliThreshold(double p) {
+    if (!(p > 0.0)) return 0;
+    if (p >= 1.0) return uint64_t{1} << 53;
+    const double t = p * 0x1.0p53;
+    const auto floor_t = static_cast<uint64_t>(t);
+    return floor_t + (static_cast<double>(floor_t) < t ? 1 : 0);
+  }
   // Exponential with the given mean.
   double Exponential(double mean);
   // Normal (Box-Muller; two draws per value, no cached state so a draw is a function of its index).
