@@ -14,10 +14,12 @@ void BernoulliLoss::OnPacket(Packet&& p, Time now, Emitter& out) {
 void BernoulliLoss::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   // The same draws in the same order as OnPacket; a loop the CPU can overlap (the draws are
   // independent counter hashes).
+  sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
   for (size_t i = 0; i < n; ++i) {
-    if (rng_.BernoulliBelow(loss_threshold_)) DropIt(in[i], now, out);
+    if (rng.BernoulliBelow(loss_threshold_)) DropIt(in[i], now, out);
     else Pass(in[i], Duration::Zero(), out);
   }
+  rng_ = rng;
 }
 
 void BernoulliLoss::FillStats(StageStats& s) const {

@@ -115,7 +115,7 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     if (std::optional<Packet> due = CountPassed(it, now)) Pass(std::move(*due), Duration::Zero(), out);
     return;
   }
-  if (Select()) {
+  if (Select(rng_)) {
     const Time deadline = now + params_.max_hold;
     const uint32_t key = ScopeKey(p);
     held_.emplace(key, Held{std::move(p), 0, deadline});
@@ -138,7 +138,9 @@ std::optional<Packet> ReorderStage::CountPassed(std::unordered_map<uint32_t, Hel
 
 void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   // OnPacket over pointers: a passing packet is handed on as it is; only a held one is moved
-  // (into held_, and back into a pipeline packet when it is released).
+  // (into held_, and back into a pipeline packet when it is released). The draws come from a
+  // local copy of the generator (kept in registers across the loop), written back at the end.
+  sim::Rng rng = rng_;
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
     auto it = held_.end();
@@ -148,7 +150,7 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
       if (std::optional<Packet> due = CountPassed(it, now)) Pass(out.Adopt(std::move(*due)), Duration::Zero(), out);
       continue;
     }
-    if (Select()) {
+    if (Select(rng)) {
       const Time deadline = now + params_.max_hold;
       const uint32_t key = ScopeKey(*p);
       held_.emplace(key, Held{std::move(*p), 0, deadline});
@@ -158,6 +160,7 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
     }
     Pass(p, Duration::Zero(), out);
   }
+  rng_ = rng;
 }
 
 void ReorderStage::OnWakeup(Time now, Emitter& out) {
@@ -201,7 +204,7 @@ void DuplicateStage::MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, 
 
 void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   Duration delay;
-  if (p.is_duplicate || !Decide(&delay)) {  // Never duplicate a duplicate.
+  if (p.is_duplicate || !Decide(rng_, &delay)) {  // Never duplicate a duplicate.
     Pass(std::move(p), Duration::Zero(), out);
     return;
   }
@@ -212,10 +215,11 @@ void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
 }
 
 void DuplicateStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
+  sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
     Duration delay;
-    if (p->is_duplicate || !Decide(&delay)) {
+    if (p->is_duplicate || !Decide(rng, &delay)) {
       Pass(p, Duration::Zero(), out);
       continue;
     }
@@ -224,6 +228,7 @@ void DuplicateStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& ou
     Pass(p, Duration::Zero(), out);
     Pass(copy, delay, out);
   }
+  rng_ = rng;
 }
 
 void DuplicateStage::FillStats(StageStats& s) const {

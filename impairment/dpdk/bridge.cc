@@ -58,7 +58,7 @@ Bridge::Bridge(sim::Simulator* sim, const Options& options) : sim_(sim), opt_(op
     pipelines_[d] = std::make_unique<Pipeline>(sim_, DirectionName(static_cast<Direction>(d)));
     pipelines_[d]->set_batch_parking(true);  // A burst parked by a delay stage: one event.
     pipelines_[d]->set_burst_output([this, d](Packet* const* pkts, size_t n, Time) {
-      for (size_t i = 0; i < n; ++i) OnOutput(d, *pkts[i]);
+      OnOutput(d, pkts, n);
     });
     pipelines_[d]->set_drop_observer([this, d](Packet&& p, const Stage&, Time) { OnDrop(d, std::move(p)); });
   }
@@ -89,14 +89,27 @@ void Bridge::FlushFree() {
   free_n_ = 0;
 }
 
-void Bridge::OnOutput(int dir, const Packet& p) {
+void Bridge::OnOutput(int dir, Packet* const* pkts, size_t n) {
   DirectionCounters& dc = dirs_[dir];
-  ++dc.out;
+  dc.out += n;
+  std::array<rte_mbuf*, kMaxBurst>& tx = tx_buf_[dir];
+  for (size_t i = 0; i < n; ++i) {
+    const Packet& p = *pkts[i];
+    rte_mbuf* m = static_cast<rte_mbuf*>(p.opaque);
+    if (p.is_duplicate || m == nullptr || p.corrupted || p.ce_marked) m = OutputMbuf(dir, p);
+    if (m == nullptr) continue;  // No mbuf for a copy (counted).
+    tx[tx_n_[dir]++] = m;
+    if (tx_n_[dir] == kMaxBurst) FlushTx(dir);
+  }
+}
+
+rte_mbuf* Bridge::OutputMbuf(int dir, const Packet& p) {
+  DirectionCounters& dc = dirs_[dir];
   rte_mbuf* m = nullptr;
   if (!p.is_duplicate && p.opaque != nullptr) {
     m = static_cast<rte_mbuf*>(p.opaque);
-    if (p.corrupted || p.ce_marked) ++dc.rewritten;
-    if ((p.corrupted || p.ce_marked) && !p.bytes.borrowed()) {
+    ++dc.rewritten;  // Called for an original only when a stage edited it.
+    if (!p.bytes.borrowed()) {
       // A stage edited a copy (a multi-segment frame): write it back. (Borrowed bytes were
       // edited in the mbuf itself.)
       if (m->nb_segs == 1 && m->data_len == p.bytes.size()) {
@@ -110,12 +123,8 @@ void Bridge::OnOutput(int dir, const Packet& p) {
     ++dc.duplicates;
     m = NewMbuf(opt_.pool, p.bytes);
   }
-  if (m == nullptr) {  // No mbuf for the copy.
-    ++ports_[dir == 0 ? 1 : 0].tx_dropped;
-    return;
-  }
-  tx_buf_[dir][tx_n_[dir]++] = m;
-  if (tx_n_[dir] == kMaxBurst) FlushTx(dir);
+  if (m == nullptr) ++ports_[dir == 0 ? 1 : 0].tx_dropped;
+  return m;
 }
 
 void Bridge::OnDrop(int dir, Packet&& p) {
@@ -161,17 +170,14 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   const Time now = sim_->Now();
   const auto direction = static_cast<Direction>(dir);
   Packet* burst[kMaxBurst];
+  const uint16_t src_host = dir == 0 ? 0 : 1;
+  const uint16_t dst_host = dir == 0 ? 1 : 0;
   for (uint16_t i = 0; i < n; ++i) {
     PrefetchAhead(pkts, n, i);
     rte_mbuf* m = pkts[i];
-    Packet* p = pl.NewPacket();  // The pipeline's own object: its byte buffer keeps its capacity.
+    // The pipeline's own object (its byte buffer keeps its capacity).
+    Packet* p = pl.NewPacket(next_id_++, now, direction, src_host, dst_host, m);
     TakeFrame(m, &p->bytes);
-    p->opaque = m;
-    p->id = p->origin_id = next_id_++;
-    p->ingress = now;
-    p->direction = direction;
-    p->src_host = dir == 0 ? 0 : 1;
-    p->dst_host = dir == 0 ? 1 : 0;
     burst[i] = p;
   }
   pl.PushBurst(burst, n);  // Stage by stage over the whole burst (Pipeline's burst path).

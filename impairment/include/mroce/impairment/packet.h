@@ -235,16 +235,24 @@ struct alignas(64) Packet {
   void InvalidateInfo() { info_valid_ = false; }
   // Sets CE through FrameView (IPv4 checksum kept valid). Returns false for Not-ECT packets.
   bool MarkCe();
-  // Clears the metadata for reuse from a pool; keeps the byte buffer's capacity.
-  void Reset() {
+  // Makes a pooled packet a fresh original, every field set once (the DPDK bridge does this per
+  // frame): no bytes (the buffer keeps its capacity), no fate notes, no flags.
+  void Renew(uint64_t new_id, Time at, Direction dir, uint16_t from_host, uint16_t to_host, void* handle) {
     bytes.clear();
-    id = origin_id = 0;
+    opaque = handle;
+    id = origin_id = new_id;
+    direction = dir;
+    plane = 0;
     is_duplicate = ce_marked = corrupted = false;
-    notes.Clear();
-    ecmp_hash = 0;
-    opaque = nullptr;
     info_valid_ = false;
+    src_host = from_host;
+    dst_host = to_host;
+    ingress = at;
+    ecmp_hash = 0;
+    notes.Clear();
   }
+  // Clears everything for reuse from a pool; keeps the byte buffer's capacity.
+  void Reset() { Renew(0, Time::Zero(), Direction::kDutToPeer, 0, 0, nullptr); }
   // "dropped by loss@x, marked by q3" style summary of the fate log.
   [[nodiscard]] std::string FateString() const;
 

@@ -67,15 +67,13 @@ class Pipeline : public sim::EventHandler {
 
   // Feeds a packet into the first stage at sim->Now().
   void Push(Packet&& p);
-  // Burst path (see the header comment). A reset packet owned by the pipeline, to fill in and
-  // hand to PushBurst (or ReleasePacket); the pointer stays valid until then.
-  Packet* NewPacket() {
+  // Burst path (see the header comment). A packet owned by the pipeline, reset (Packet::Renew
+  // with these values), to fill in and hand to PushBurst (or ReleasePacket); the pointer stays
+  // valid until then.
+  Packet* NewPacket(uint64_t id = 0, Time ingress = Time::Zero(), Direction direction = Direction::kDutToPeer,
+                    uint16_t src_host = 0, uint16_t dst_host = 0, void* opaque = nullptr) {
     Packet* p = Alloc();
-    p->Reset();
-    p->ingress = Time::Zero();
-    p->direction = Direction::kDutToPeer;
-    p->plane = 0;
-    p->src_host = p->dst_host = 0;
+    p->Renew(id, ingress, direction, src_host, dst_host, opaque);
     return p;
   }
   void ReleasePacket(Packet* p) { free_packets_.push_back(p); }

@@ -86,10 +86,11 @@ class ReorderStage : public Stage {
   };
   [[nodiscard]] uint32_t ScopeKey(const Packet& p) const;
   // A packet of a scope with nothing held: is it the one to hold? (every-th candidate, then the draw)
-  bool Select() {
+  // `rng` is rng_ or OnBurst's local copy of it.
+  bool Select(sim::Rng& rng) {
     if (++since_selectable_ < params_.every) return false;
     since_selectable_ = 0;
-    return rng_.BernoulliBelow(threshold_);
+    return rng.BernoulliBelow(threshold_);
   }
   // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
   std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
@@ -126,13 +127,14 @@ class DuplicateStage : public Stage {
 
  private:
   // Draws for one original (false: not duplicated); the copy's extra delay in *delay.
-  bool Decide(Duration* delay) {
+  // `rng` is rng_ or OnBurst's local copy of it.
+  bool Decide(sim::Rng& rng, Duration* delay) {
     ++originals_;
-    if (!rng_.BernoulliBelow(threshold_)) return false;
+    if (!rng.BernoulliBelow(threshold_)) return false;
     ++duplicated_;
     *delay = params_.copy_delay;
     if (params_.copy_jitter > Duration::Zero())
-      *delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+      *delay += Duration::Nanos(static_cast<int64_t>(rng.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
     return true;
   }
   // Marks the original and fills in `copy` (already a byte copy of it).

@@ -86,7 +86,11 @@ class Bridge {
 
  private:
   void Input(int port_index, rte_mbuf** pkts, uint16_t n);
-  void OnOutput(int dir, const Packet& p);
+  // Queues a pipeline's output for transmission.
+  void OnOutput(int dir, Packet* const* pkts, size_t n);
+  // The mbuf to transmit for a packet that is not an unedited original (a duplicate, an edited
+  // frame); nullptr (counted as a TX drop) when the pool is out of mbufs.
+  rte_mbuf* OutputMbuf(int dir, const Packet& p);
   void OnDrop(int dir, Packet&& p);
   void FlushTx(int dir);
   void FlushFree();
