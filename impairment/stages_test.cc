@@ -302,6 +302,76 @@ TEST(DelayTest, ConstantDelayStatsAndNotes) {
   for (auto& o : rz.out) EXPECT_TRUE(o.p.notes.empty());  // No delay, no note.
 }
 
+// Borrowed frame bytes (the DPDK bridge's mbufs): reads and in-place edits reach the buffer; copies
+// and size changes own their bytes; a move keeps the borrowing.
+TEST(FrameBytesTest, BorrowEditCopyMove) {
+  std::vector<uint8_t> buffer = testing::MakeFrame(FrameSpec{});
+  const std::vector<uint8_t> original = buffer;
+  Packet p;
+  p.bytes.Borrow(buffer.data(), buffer.size());
+  ASSERT_TRUE(p.bytes.borrowed());
+  EXPECT_EQ(p.bytes.data(), buffer.data());
+  EXPECT_TRUE(p.bytes == original);
+  EXPECT_TRUE(p.Info().meta);  // Parsed where it lies.
+
+  Packet copy = p;  // A duplicate: its own bytes.
+  EXPECT_FALSE(copy.bytes.borrowed());
+  EXPECT_NE(copy.bytes.data(), buffer.data());
+  EXPECT_TRUE(copy.bytes == p.bytes);
+
+  ASSERT_TRUE(p.MarkCe());  // Edits the buffer itself (IPv4 checksum kept valid).
+  EXPECT_NE(buffer, original);
+  EXPECT_EQ(wire::FrameView::Locate(std::span<const uint8_t>(buffer)).value().ecn(), wire::kEcnCe);
+  EXPECT_TRUE(copy.bytes == original);  // The copy kept the bytes it was made from.
+  p.bytes[buffer.size() - 1] ^= 1;
+  EXPECT_EQ(buffer.back(), static_cast<uint8_t>(original.back() ^ 1));
+
+  Packet moved = std::move(p);
+  EXPECT_TRUE(moved.bytes.borrowed());
+  EXPECT_EQ(moved.bytes.data(), buffer.data());
+
+  moved.bytes.resize(buffer.size() + 4);  // A size change owns (copies) first.
+  EXPECT_FALSE(moved.bytes.borrowed());
+  moved.bytes[0] ^= 0xff;
+  EXPECT_NE(buffer[0], moved.bytes[0]);
+  EXPECT_EQ(moved.bytes.size(), buffer.size() + 4);
+
+  FrameBytes none;
+  none.Borrow(nullptr, 0);
+  EXPECT_TRUE(none.empty());
+  EXPECT_FALSE(none.borrowed());
+  FrameBytes assigned;
+  assigned.Borrow(buffer.data(), buffer.size());
+  assigned = std::vector<uint8_t>{1, 2, 3};
+  EXPECT_FALSE(assigned.borrowed());
+  EXPECT_TRUE(assigned == (std::vector<uint8_t>{1, 2, 3}));
+}
+
+// Renew (the bridge's per-frame reset) leaves nothing of the packet's previous life.
+TEST(FrameBytesTest, RenewClearsEveryField) {
+  Packet p = MakePacket(9, FrameSpec{});
+  p.is_duplicate = p.ce_marked = p.corrupted = true;
+  p.ecmp_hash = 5;
+  p.plane = 2;
+  p.Note("x", FateKind::kDropped, 0, Time::Zero());
+  ASSERT_TRUE(p.Info().meta);
+  int handle = 0;
+  p.Renew(42, Time::FromNanos(7), Direction::kPeerToDut, 3, 4, &handle);
+  EXPECT_EQ(p.id, 42u);
+  EXPECT_EQ(p.origin_id, 42u);
+  EXPECT_EQ(p.ingress, Time::FromNanos(7));
+  EXPECT_EQ(p.direction, Direction::kPeerToDut);
+  EXPECT_EQ(p.plane, 0);
+  EXPECT_EQ(p.src_host, 3);
+  EXPECT_EQ(p.dst_host, 4);
+  EXPECT_EQ(p.opaque, &handle);
+  EXPECT_FALSE(p.is_duplicate || p.ce_marked || p.corrupted);
+  EXPECT_EQ(p.ecmp_hash, 0u);
+  EXPECT_TRUE(p.notes.empty());
+  EXPECT_TRUE(p.bytes.empty());
+  EXPECT_FALSE(p.Info().ip);  // The cached headers went with the old frame.
+}
+
 // The inline fate log keeps the first kCapacity notes, counts the rest, and a copy carries exactly
 // the notes written (the storage past them is never read).
 TEST(FateLogTest, KeepsCountsAndCopies) {
