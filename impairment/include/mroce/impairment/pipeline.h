@@ -80,6 +80,11 @@ class Pipeline : public sim::EventHandler {
     return p;
   }
   void ReleasePacket(Packet* p) { free_packets_.push_back(p); }
+  // The packet the NewPacket call `ahead` calls from now will most likely return (nullptr: none
+  // known yet), for prefetching it.
+  [[nodiscard]] const Packet* UpcomingPacket(size_t ahead) const {
+    return ahead < free_packets_.size() ? free_packets_[free_packets_.size() - 1 - ahead] : nullptr;
+  }
   // Feeds pkts[0..n), all from NewPacket, into the first stage at sim->Now(); the pipeline owns
   // them again afterwards (the output and drop callbacks get them as Packet&&, then they are reused).
   void PushBurst(Packet* const* pkts, size_t n);
