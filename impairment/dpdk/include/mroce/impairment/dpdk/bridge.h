@@ -4,12 +4,12 @@
 //
 // Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
 // delayed/held packets come due, then receives one burst per port, turns each mbuf into one of the
-// pipeline's reused Packets (Pipeline::NewPacket; the frame bytes are copied into its byte buffer,
-// which keeps its capacity; the mbuf rides along in Packet::opaque) and pushes the burst into that
-// direction's Pipeline (Pipeline::PushBurst: the very stage code the simulated fabric runs, one
-// stage at a time over the burst). Whatever the pipeline outputs is transmitted as bursts: an original packet
-// leaves in its own mbuf (the bytes are written back only when a stage changed them: CE mark,
-// corruption); a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
+// pipeline's reused Packets (Pipeline::NewPacket; its bytes borrow the mbuf's data, FrameBytes, so
+// a stage's CE mark or flipped bit lands in the mbuf; a multi-segment frame is copied and written
+// back; the mbuf rides along in Packet::opaque) and pushes the burst into that direction's
+// Pipeline (Pipeline::PushBurst: the very stage code the simulated fabric runs, one stage at a
+// time over the burst). Whatever the pipeline outputs is transmitted as bursts: an original
+// packet leaves in its own mbuf; a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
 // bulk. The pipelines use batched parking (Pipeline::set_batch_parking: same decisions, one
 // simulator event per delayed burst instead of per packet). A direction with no stages forwards its mbufs untouched (no Packet at all) unless
 // Options::force_packet_path (with Options::inspect_headers it reads every frame's headers first).
@@ -40,7 +40,7 @@ struct DirectionCounters {
   uint64_t out = 0;         // Frames out of the pipeline (duplicates included).
   uint64_t dropped = 0;     // Frames a stage dropped.
   uint64_t duplicates = 0;  // Output frames that are duplicates (sent in a fresh mbuf).
-  uint64_t rewritten = 0;   // Output frames whose bytes a stage changed (written back to the mbuf).
+  uint64_t rewritten = 0;   // Output original frames whose bytes a stage changed (in the mbuf, or written back to it).
   uint64_t inspected_meta = 0;  // Options::inspect_headers: forwarded frames whose headers parsed as MetaRoCE.
 };
 
