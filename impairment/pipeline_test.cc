@@ -197,70 +197,8 @@ TEST(EcnTest, RedProbabilityFollowsQueue) {
   EXPECT_NEAR(marker.expected_marks, 0.15 * n, 1e-6);
 }
 
-// Batched parking gives the same output (order, times, duplicates, reorder displacement) and the
-// same statistics as one event per packet, also when other events are scheduled in between (which
-// must split batches), and it does batch (fewer simulator events).
-TEST(PipelineTest, BatchedParkingChangesNothingButTheEventCount) {
-  struct Run {
-    sim::Simulator sim;
-    Pipeline pipeline{&sim, "p"};
-    std::vector<std::string> log;
-    explicit Run(bool batch) {
-      pipeline.set_batch_parking(batch);
-      pipeline.set_output([this](Packet&& p, Time t) {
-        log.push_back("out " + std::to_string(p.id) + "/" + std::to_string(p.origin_id) + " @" +
-                      std::to_string(t.nanos()) + " " + p.FateString());
-      });
-      pipeline.set_drop_observer([this](Packet&& p, const Stage&, Time t) {
-        log.push_back("drop " + std::to_string(p.id) + " @" + std::to_string(t.nanos()));
-      });
-      pipeline.Emplace<BernoulliLoss>("loss", BernoulliLoss::Params{0.05, {}}, 3);
-      DuplicateStage::Params dup;
-      dup.probability = 0.05;
-      pipeline.Emplace<DuplicateStage>("dup", dup, 3);
-      DelayStage::Params delay;
-      delay.base = Duration::Nanos(2000);
-      pipeline.Emplace<DelayStage>("delay", delay, 3);
-      ReorderStage::Params reorder;
-      reorder.k = 3;
-      reorder.probability = 0.05;
-      reorder.max_hold = Duration::Nanos(5000);
-      pipeline.Emplace<ReorderStage>("reorder", reorder, 3);
-    }
-    void Go() {
-      uint64_t id = 1;
-      for (int burst = 0; burst < 400; ++burst) {
-        const Time t = Time::FromNanos(burst * 700);
-        sim.RunUntilTime(t);
-        const int n = 1 + burst % 32;
-        for (int i = 0; i < n; ++i) {
-          FrameSpec spec;
-          spec.psn = static_cast<uint32_t>(id);
-          spec.sport = static_cast<uint16_t>(49152 + burst % 3);
-          pipeline.Push(MakePacket(id++, spec));
-          if (burst % 5 == 0 && i == n / 2) {  // Another event due with this burst: splits its batch.
-            sim.Schedule(t + Duration::Nanos(2000), [this, burst] { log.push_back("ext " + std::to_string(burst)); });
-          }
-        }
-      }
-      sim.RunUntilTime(sim.Now() + Duration::Millis(1));
-      for (const StageStats& s : pipeline.Stats()) log.push_back(s.ToString());
-    }
-  };
-  Run plain(false), batched(true);
-  plain.Go();
-  batched.Go();
-  EXPECT_EQ(plain.pipeline.parked(), 0u);
-  EXPECT_EQ(batched.pipeline.parked(), 0u);
-  ASSERT_EQ(plain.log.size(), batched.log.size());
-  for (size_t i = 0; i < plain.log.size(); ++i) ASSERT_EQ(plain.log[i], batched.log[i]) << "line " << i;
-  EXPECT_LT(batched.sim.events_run() * 4, plain.sim.events_run());  // Bursts average 16 packets.
-}
-
-
-// ----- Burst path (Pipeline::PushBurst, Stage::OnBurst) --------------------------------------
-
-// Every stage kind, some filtered by a match (so bursts are split into runs), some taking the
+// The bench's stages (loss, duplicate, constant delay, reorder); unless bench_only, every other
+// stage kind too, some filtered by a match (so bursts are split into runs), some taking the
 // default OnBurst (OnPacket through BurstOut's adapter), some holding packets.
 void AddEveryStage(Pipeline& pl, bool bench_only) {
   pl.Emplace<BernoulliLoss>("loss", BernoulliLoss::Params{0.05, {}}, 3);
@@ -305,6 +243,58 @@ void AddEveryStage(Pipeline& pl, bool bench_only) {
   jitter.match.sport = 49154;
   pl.Emplace<DelayStage>("jitter", jitter, 3);
 }
+
+// Batched parking gives the same output (order, times, duplicates, reorder displacement) and the
+// same statistics as one event per packet, also when other events are scheduled in between (which
+// must split batches), and it does batch (fewer simulator events).
+TEST(PipelineTest, BatchedParkingChangesNothingButTheEventCount) {
+  struct Run {
+    sim::Simulator sim;
+    Pipeline pipeline{&sim, "p"};
+    std::vector<std::string> log;
+    explicit Run(bool batch) {
+      pipeline.set_batch_parking(batch);
+      pipeline.set_output([this](Packet&& p, Time t) {
+        log.push_back("out " + std::to_string(p.id) + "/" + std::to_string(p.origin_id) + " @" +
+                      std::to_string(t.nanos()) + " " + p.FateString());
+      });
+      pipeline.set_drop_observer([this](Packet&& p, const Stage&, Time t) {
+        log.push_back("drop " + std::to_string(p.id) + " @" + std::to_string(t.nanos()));
+      });
+      AddEveryStage(pipeline, /*bench_only=*/true);
+    }
+    void Go() {
+      uint64_t id = 1;
+      for (int burst = 0; burst < 400; ++burst) {
+        const Time t = Time::FromNanos(burst * 700);
+        sim.RunUntilTime(t);
+        const int n = 1 + burst % 32;
+        for (int i = 0; i < n; ++i) {
+          FrameSpec spec;
+          spec.psn = static_cast<uint32_t>(id);
+          spec.sport = static_cast<uint16_t>(49152 + burst % 3);
+          pipeline.Push(MakePacket(id++, spec));
+          if (burst % 5 == 0 && i == n / 2) {  // Another event due with this burst: splits its batch.
+            sim.Schedule(t + Duration::Nanos(2000), [this, burst] { log.push_back("ext " + std::to_string(burst)); });
+          }
+        }
+      }
+      sim.RunUntilTime(sim.Now() + Duration::Millis(1));
+      for (const StageStats& s : pipeline.Stats()) log.push_back(s.ToString());
+    }
+  };
+  Run plain(false), batched(true);
+  plain.Go();
+  batched.Go();
+  EXPECT_EQ(plain.pipeline.parked(), 0u);
+  EXPECT_EQ(batched.pipeline.parked(), 0u);
+  ASSERT_EQ(plain.log.size(), batched.log.size());
+  for (size_t i = 0; i < plain.log.size(); ++i) ASSERT_EQ(plain.log[i], batched.log[i]) << "line " << i;
+  EXPECT_LT(batched.sim.events_run() * 4, plain.sim.events_run());  // Bursts average 16 packets.
+}
+
+
+// ----- Burst path (Pipeline::PushBurst, Stage::OnBurst) --------------------------------------
 
 struct BurstRun {
   sim::Simulator sim;
