@@ -97,6 +97,7 @@ class FrameBytes {
     return *this;
   }
   FrameBytes& operator=(FrameBytes&& o) noexcept {
+    if (this == &o) return *this;
     owned_ = std::move(o.owned_);
     ext_ = o.ext_;
     ext_size_ = o.ext_size_;
