@@ -16,15 +16,9 @@ class Pipeline::StageEmitter : public Emitter {
     if (delay <= Duration::Zero()) pipeline_->Deliver(index_ + 1, std::move(p), pipeline_->sim_->Now());
     else pipeline_->Park(index_ + 1, std::move(p), pipeline_->sim_->Now() + delay);
   }
-  void Drop(Packet&& p) override {
-    if (pipeline_->on_drop_) pipeline_->on_drop_(std::move(p), *pipeline_->stages_[index_], pipeline_->sim_->Now());
-  }
-  void RequestWakeup(Time at) override {
-    pipeline_->sim_->Schedule(std::max(at, pipeline_->sim_->Now()), pipeline_, kWakeupBit | index_);
-  }
-  uint64_t NewPacketId() override {
-    return pipeline_->id_source_ ? pipeline_->id_source_() : pipeline_->local_ids_++;
-  }
+  void Drop(Packet&& p) override { pipeline_->NotifyDrop(index_, std::move(p), pipeline_->sim_->Now()); }
+  void RequestWakeup(Time at) override { pipeline_->ScheduleWakeup(index_, at); }
+  uint64_t NewPacketId() override { return pipeline_->NextPacketId(); }
 
  private:
   Pipeline* pipeline_;
@@ -33,6 +27,10 @@ class Pipeline::StageEmitter : public Emitter {
 
 Pipeline::Pipeline(sim::Simulator* sim, std::string name) : sim_(sim), name_(std::move(name)) {}
 Pipeline::~Pipeline() = default;
+
+void Pipeline::ScheduleWakeup(size_t stage_index, Time at) {
+  sim_->Schedule(std::max(at, sim_->Now()), this, kWakeupBit | stage_index);
+}
 
 Stage* Pipeline::Add(std::unique_ptr<Stage> stage) {
   Stage* raw = stage.get();
@@ -166,7 +164,7 @@ void Pipeline::RunBurst(size_t first_stage, Time now) {
 }
 
 void Pipeline::DropHandle(size_t stage_index, Packet* p, Time now) {
-  if (on_drop_) on_drop_(std::move(*p), *stages_[stage_index], now);
+  NotifyDrop(stage_index, std::move(*p), now);
   free_packets_.push_back(p);
 }
 
@@ -192,8 +190,8 @@ class BurstOut::Adapter final : public Emitter {
     if (&q == current_) {
       current_used_ = true;
       out_->Drop(current_);
-    } else if (pl->on_drop_) {
-      pl->on_drop_(std::move(q), *pl->stages_[out_->index_], pl->sim_->Now());
+    } else {  // From the stage's own storage.
+      pl->NotifyDrop(out_->index_, std::move(q), pl->sim_->Now());
     }
   }
   void RequestWakeup(Time at) override { out_->RequestWakeup(at); }
@@ -228,15 +226,11 @@ Packet* BurstOut::Adopt(Packet&& p) {
   return h;
 }
 
-void BurstOut::Release(Packet* p) { pipeline_->free_packets_.push_back(p); }
+void BurstOut::Release(Packet* p) { pipeline_->ReleasePacket(p); }
 
-uint64_t BurstOut::NewPacketId() {
-  return pipeline_->id_source_ ? pipeline_->id_source_() : pipeline_->local_ids_++;
-}
+uint64_t BurstOut::NewPacketId() { return pipeline_->NextPacketId(); }
 
-void BurstOut::RequestWakeup(Time at) {
-  pipeline_->sim_->Schedule(std::max(at, pipeline_->sim_->Now()), pipeline_, kWakeupBit | index_);
-}
+void BurstOut::RequestWakeup(Time at) { pipeline_->ScheduleWakeup(index_, at); }
 
 void BurstOut::RunOnPacket(Stage& stage, Packet* p, Time now) {
   Adapter adapter(this, p);

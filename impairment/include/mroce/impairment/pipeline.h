@@ -119,6 +119,12 @@ class Pipeline : public sim::EventHandler {
   std::vector<Packet*>& BurstInput();
   void RunBurst(size_t first_stage, Time now);
   void DropHandle(size_t stage_index, Packet* p, Time now);
+  // What both emitters (per packet and per burst) do for a stage.
+  void NotifyDrop(size_t stage_index, Packet&& p, Time now) {
+    if (on_drop_) on_drop_(std::move(p), *stages_[stage_index], now);
+  }
+  void ScheduleWakeup(size_t stage_index, Time at);
+  uint64_t NextPacketId() { return id_source_ ? id_source_() : local_ids_++; }
 
   sim::Simulator* sim_;
   std::string name_;
