@@ -74,6 +74,19 @@ EventId Simulator::Schedule(Time at, EventHandler* handler, uint64_t arg) {
   return seq;
 }
 
+void Simulator::ScheduleReserved(Time at, EventId id, EventHandler* handler, uint64_t arg) {
+  // Always checked: an id never reserved, or a place in the order already passed, would run the
+  // event out of order.
+  const bool passed = at < now_ || (at == now_ && events_run_ > 0 && last_run_time_ == now_ && id <= last_run_seq_);
+  if (passed || id == 0 || id >= next_seq_ || handler == nullptr) [[unlikely]] {
+    std::fprintf(stderr, "mroce::sim::Simulator: reserved event %llu scheduled out of order (at %lld ns, now %lld ns)\n",
+                 static_cast<unsigned long long>(id), static_cast<long long>(at.nanos()),
+                 static_cast<long long>(now_.nanos()));
+    std::abort();
+  }
+  Push(Entry{at.nanos(), id, handler, arg});
+}
+
 EventId Simulator::Schedule(Time at, std::function<void()> fn) {
   uint32_t slot;
   if (!free_fn_slots_.empty()) {
@@ -110,6 +123,8 @@ bool Simulator::Step(Time deadline) {
     }
     assert(e.time_ns >= now_.nanos() && "clock went back");
     now_ = Time::FromNanos(e.time_ns);
+    last_run_time_ = now_;
+    last_run_seq_ = e.seq;
     ++events_run_;
     e.handler->OnEvent(now_, e.arg);
     return true;

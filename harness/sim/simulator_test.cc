@@ -48,6 +48,50 @@ TEST(SimulatorDeathTest, SchedulingInThePastAborts) {
   EXPECT_DEATH(sim.Schedule(Time::FromNanos(50), [] {}), "in the past");
 }
 
+// An event scheduled later with a reserved id runs where a Schedule at reservation time would have
+// run it among events at the same time (and reserving counts as scheduling for last_scheduled()).
+TEST(SimulatorTest, ReservedEventsRunInTheirReservedPlace) {
+  struct Log : EventHandler {
+    std::vector<uint64_t> order;
+    void OnEvent(Time, uint64_t arg) override { order.push_back(arg); }
+  } log;
+  Simulator sim;
+  sim.Schedule(Time::FromNanos(10), &log, 1);
+  const EventId reserved = sim.ReserveId();
+  EXPECT_EQ(sim.last_scheduled(), reserved);
+  sim.Schedule(Time::FromNanos(10), &log, 3);
+  sim.Schedule(Time::FromNanos(5), [&] { sim.ScheduleReserved(Time::FromNanos(10), reserved, &log, 2); });
+  sim.RunUntilTime(Time::FromNanos(20));
+  EXPECT_EQ(log.order, (std::vector<uint64_t>{1, 2, 3}));
+
+  // Reserved at the running event's own time, scheduled from inside it: still in its place.
+  log.order.clear();
+  const EventId later = sim.ReserveId();
+  sim.Schedule(Time::FromNanos(30), &log, 5);
+  sim.Schedule(Time::FromNanos(30), [&] { log.order.push_back(4); });
+  sim.Schedule(Time::FromNanos(25), [&] { sim.ScheduleReserved(Time::FromNanos(30), later, &log, 6); });
+  sim.RunUntilTime(Time::FromNanos(40));
+  EXPECT_EQ(log.order, (std::vector<uint64_t>{6, 5, 4}));
+}
+
+TEST(SimulatorDeathTest, ReservedEventOutOfOrderAborts) {
+  Simulator sim;
+  const EventId early = sim.ReserveId();
+  bool ran = false;
+  sim.Schedule(Time::FromNanos(10), [&] { ran = true; });
+  sim.RunUntilTime(Time::FromNanos(10));
+  ASSERT_TRUE(ran);
+  struct : EventHandler {
+    void OnEvent(Time, uint64_t) override {}
+  } nop;
+  // Its place (time 10, before the event that ran at 10) has passed; so has time 5.
+  EXPECT_DEATH(sim.ScheduleReserved(Time::FromNanos(10), early, &nop, 0), "out of order");
+  EXPECT_DEATH(sim.ScheduleReserved(Time::FromNanos(5), early, &nop, 0), "out of order");
+  EXPECT_DEATH(sim.ScheduleReserved(Time::FromNanos(50), 999, &nop, 0), "out of order");  // Never reserved.
+  sim.ScheduleReserved(Time::FromNanos(11), early, &nop, 0);  // Later than what ran: fine.
+  EXPECT_EQ(sim.pending(), 1u);
+}
+
 TEST(SimulatorTest, RunUntilStopsByPredicate) {
   Simulator sim;
   int count = 0;

@@ -41,6 +41,14 @@ class Simulator {
   EventId Schedule(Time at, EventHandler* handler, uint64_t arg);
   EventId ScheduleIn(Duration delay, EventHandler* handler, uint64_t arg) { return Schedule(now_ + delay, handler, arg); }
   EventId Schedule(Time at, std::function<void()> fn);
+  // Reserves the place in event order that a Schedule call now would take (its id; it counts as
+  // scheduled for last_scheduled()), for an event scheduled later with ScheduleReserved: among
+  // events at the same time it then runs where it would have run had it been scheduled now. Lets a
+  // component keep one event pending instead of many and still run in the same order.
+  EventId ReserveId() { return next_seq_++; }
+  // Schedules handler->OnEvent(at, arg) as the event `id` (from ReserveId, used once). (at, id)
+  // must be after the event running or last run, and `at` >= Now() (checked: abort otherwise).
+  void ScheduleReserved(Time at, EventId id, EventHandler* handler, uint64_t arg);
   EventId ScheduleIn(Duration delay, std::function<void()> fn) { return Schedule(now_ + delay, std::move(fn)); }
   // Cancels a pending event (no-op if it already ran or was cancelled).
   void Cancel(EventId id);
@@ -80,6 +88,8 @@ class Simulator {
   Time now_ = Time::Zero();
   uint64_t next_seq_ = 1;
   uint64_t events_run_ = 0;
+  Time last_run_time_ = Time::Zero();  // Of the event running or last run (ScheduleReserved's check).
+  uint64_t last_run_seq_ = 0;
   std::vector<Entry> heap_;
   std::vector<uint64_t> cancelled_;  // Sorted lazily; usually empty.
   std::vector<std::function<void()>> fn_slots_;
