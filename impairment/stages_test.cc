@@ -347,6 +347,85 @@ TEST(FrameBytesTest, BorrowEditCopyMove) {
   EXPECT_TRUE(assigned == (std::vector<uint8_t>{1, 2, 3}));
 }
 
+// Deferred frame bytes (the DPDK bridge: the mbuf is read only when a stage reads the frame): the
+// resolver runs once, at the first access of any kind (const ones too); a move passes the deferral
+// on untouched; a copy resolves and owns; clear and assignment drop it.
+struct DeferredFrame {
+  std::vector<uint8_t> buffer = testing::MakeFrame(FrameSpec{});
+  int resolved = 0;
+  static void Resolve(void* handle, FrameBytes* bytes) {
+    auto* self = static_cast<DeferredFrame*>(handle);
+    ++self->resolved;
+    bytes->Borrow(self->buffer.data(), self->buffer.size());
+  }
+};
+
+TEST(FrameBytesTest, DeferredResolvesOnceAtFirstAccess) {
+  DeferredFrame frame;
+  Packet p;
+  p.bytes.Defer(&DeferredFrame::Resolve, &frame);
+  EXPECT_TRUE(p.bytes.deferred());
+  EXPECT_EQ(frame.resolved, 0);
+  Packet moved = std::move(p);  // Passing a packet on does not read its frame.
+  EXPECT_TRUE(moved.bytes.deferred());
+  EXPECT_FALSE(p.bytes.deferred());
+  EXPECT_EQ(frame.resolved, 0);
+  const Packet& view = moved;
+  EXPECT_EQ(view.bytes.size(), frame.buffer.size());  // A const access resolves.
+  EXPECT_EQ(frame.resolved, 1);
+  EXPECT_FALSE(moved.bytes.deferred());
+  EXPECT_TRUE(moved.bytes.borrowed());
+  EXPECT_EQ(moved.bytes.data(), frame.buffer.data());
+  EXPECT_TRUE(moved.Info().meta);
+  EXPECT_EQ(frame.resolved, 1);  // Once.
+
+  // Each first access resolves: header parse, CE mark, copy, borrowed(), index.
+  for (int kind = 0; kind < 5; ++kind) {
+    DeferredFrame f;
+    Packet q;
+    q.bytes.Defer(&DeferredFrame::Resolve, &f);
+    switch (kind) {
+      case 0: EXPECT_TRUE(q.Info().meta); break;
+      case 1: EXPECT_TRUE(q.MarkCe()); break;
+      case 2: {
+        Packet copy = q;
+        EXPECT_FALSE(copy.bytes.borrowed());
+        EXPECT_TRUE(copy.bytes == f.buffer);
+        break;
+      }
+      case 3: EXPECT_TRUE(q.bytes.borrowed()); break;
+      case 4: EXPECT_EQ(q.bytes[0], f.buffer[0]); break;
+    }
+    EXPECT_EQ(f.resolved, 1) << "access " << kind;
+    EXPECT_FALSE(q.bytes.deferred());
+  }
+  {  // CE marking edited the frame where it lies.
+    DeferredFrame f;
+    Packet q;
+    q.bytes.Defer(&DeferredFrame::Resolve, &f);
+    ASSERT_TRUE(q.MarkCe());
+    EXPECT_EQ(wire::FrameView::Locate(std::span<const uint8_t>(f.buffer)).value().ecn(), wire::kEcnCe);
+  }
+
+  // Cleared, assigned or renewed before any access: never resolved.
+  DeferredFrame unused;
+  FrameBytes a, b, c;
+  a.Defer(&DeferredFrame::Resolve, &unused);
+  a.clear();
+  b.Defer(&DeferredFrame::Resolve, &unused);
+  b = std::vector<uint8_t>{1, 2};
+  c.Defer(&DeferredFrame::Resolve, &unused);
+  c.assign(unused.buffer.begin(), unused.buffer.begin() + 3);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(c.size(), 3u);
+  Packet r;
+  r.bytes.Defer(&DeferredFrame::Resolve, &unused);
+  r.Reset();
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_EQ(unused.resolved, 0);
+}
+
 // Renew (the bridge's per-frame reset) leaves nothing of the packet's previous life.
 TEST(FrameBytesTest, RenewClearsEveryField) {
   Packet p = MakePacket(9, FrameSpec{});

@@ -35,6 +35,9 @@ inline void TakeFrame(rte_mbuf* m, FrameBytes* bytes) {
   if (p != bytes->data()) std::memcpy(bytes->data(), p, m->pkt_len);
 }
 
+// FrameBytes::Resolver of a packet's frame: TakeFrame on the mbuf, at the first access.
+void ResolveMbufFrame(void* handle, FrameBytes* bytes) { TakeFrame(static_cast<rte_mbuf*>(handle), bytes); }
+
 // A fresh single-segment mbuf holding `bytes`; nullptr when the pool is empty or it does not fit.
 inline rte_mbuf* NewMbuf(rte_mempool* pool, std::span<const uint8_t> bytes) {
   rte_mbuf* m = rte_pktmbuf_alloc(pool);
@@ -93,14 +96,20 @@ void Bridge::OnOutput(int dir, Packet* const* pkts, size_t n) {
   DirectionCounters& dc = dirs_[dir];
   dc.out += n;
   std::array<rte_mbuf*, kMaxBurst>& tx = tx_buf_[dir];
+  uint16_t tx_n = tx_n_[dir];  // In a register across the loop (written back before each flush).
   for (size_t i = 0; i < n; ++i) {
     const Packet& p = *pkts[i];
     rte_mbuf* m = static_cast<rte_mbuf*>(p.opaque);
     if (p.is_duplicate || m == nullptr || p.corrupted || p.ce_marked) m = OutputMbuf(dir, p);
     if (m == nullptr) continue;  // No mbuf for a copy (counted).
-    tx[tx_n_[dir]++] = m;
-    if (tx_n_[dir] == kMaxBurst) FlushTx(dir);
+    tx[tx_n++] = m;
+    if (tx_n == kMaxBurst) {
+      tx_n_[dir] = tx_n;
+      FlushTx(dir);
+      tx_n = 0;
+    }
   }
+  tx_n_[dir] = tx_n;
 }
 
 rte_mbuf* Bridge::OutputMbuf(int dir, const Packet& p) {
@@ -172,8 +181,10 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
   Packet* burst[kMaxBurst];
   const uint16_t src_host = dir == 0 ? 0 : 1;
   const uint16_t dst_host = dir == 0 ? 1 : 0;
+  // The mbufs are not read here: a packet's bytes are found in its mbuf when a stage first reads
+  // them (FrameBytes::Defer), so frames that stages only count, drop, hold or pass on (and the
+  // mbufs' cache lines) are never touched; an untouched original leaves in its own mbuf.
   for (uint16_t i = 0; i < n; ++i) {
-    PrefetchAhead(pkts, n, i);
     rte_mbuf* m = pkts[i];
     if (const Packet* next = pl.UpcomingPacket(kPrefetchAhead)) {  // Its first two lines get written.
       rte_prefetch0_write(next);
@@ -181,7 +192,7 @@ void Bridge::Input(int port_index, rte_mbuf** pkts, uint16_t n) {
     }
     // The pipeline's own object (its byte buffer keeps its capacity).
     Packet* p = pl.NewPacket(next_id_++, now, direction, src_host, dst_host, m);
-    TakeFrame(m, &p->bytes);
+    p->bytes.Defer(&ResolveMbufFrame, m);
     burst[i] = p;
   }
   pl.PushBurst(burst, n);  // Stage by stage over the whole burst (Pipeline's burst path).

@@ -72,27 +72,36 @@ class FateLog {
   FateNote notes_[kCapacity];
 };
 
-// The frame bytes of a Packet: owned (a byte vector) or borrowed (Borrow: a driver's buffer, such
+// The frame bytes of a Packet: owned (a byte vector), borrowed (Borrow: a driver's buffer, such
 // as the rte_mbuf a frame arrived in, which the driver keeps alive and unchanged while the packet
-// lives). Reads and in-place edits (a CE mark, a flipped bit) go to whichever it is, so a stage
-// edits a borrowed frame where it lies; anything that changes the size, and every copy, owns.
+// lives) or deferred (Defer: the driver's handle and a function that borrows or copies the bytes
+// on first use, so a packet no stage reads never has its buffer touched). Reads and in-place edits
+// (a CE mark, a flipped bit) go to whichever it is, so a stage edits a borrowed frame where it
+// lies; anything that changes the size, and every copy, owns. Every accessor (const ones too)
+// resolves a deferred frame first.
 class FrameBytes {
  public:
   using value_type = uint8_t;
   using iterator = uint8_t*;
   using const_iterator = const uint8_t*;
+  // Makes `bytes` (deferred, nothing else set) borrow or own the frame behind `handle`.
+  using Resolver = void (*)(void* handle, FrameBytes* bytes);
 
   FrameBytes() = default;
   FrameBytes(std::vector<uint8_t> v) : owned_(std::move(v)) {}  // NOLINT(google-explicit-constructor)
   FrameBytes(std::initializer_list<uint8_t> v) : owned_(v) {}
   FrameBytes(const FrameBytes& o) : owned_(o.begin(), o.end()) {}  // A copy owns its bytes.
-  FrameBytes(FrameBytes&& o) noexcept : owned_(std::move(o.owned_)), ext_(o.ext_), ext_size_(o.ext_size_) {
+  FrameBytes(FrameBytes&& o) noexcept
+      : owned_(std::move(o.owned_)), ext_(o.ext_), ext_size_(o.ext_size_), resolver_(o.resolver_) {
     o.ext_ = nullptr;
+    o.resolver_ = nullptr;
   }
   FrameBytes& operator=(const FrameBytes& o) {
     if (this != &o) {
-      owned_.assign(o.begin(), o.end());  // Reuses this buffer's capacity.
+      const uint8_t* first = o.begin();  // Resolves o first.
+      owned_.assign(first, first + o.size());  // Reuses this buffer's capacity.
       ext_ = nullptr;
+      resolver_ = nullptr;
     }
     return *this;
   }
@@ -101,12 +110,15 @@ class FrameBytes {
     owned_ = std::move(o.owned_);
     ext_ = o.ext_;
     ext_size_ = o.ext_size_;
+    resolver_ = o.resolver_;
     o.ext_ = nullptr;
+    o.resolver_ = nullptr;
     return *this;
   }
   FrameBytes& operator=(std::vector<uint8_t> v) {
     owned_ = std::move(v);
     ext_ = nullptr;
+    resolver_ = nullptr;
     return *this;
   }
 
@@ -118,12 +130,33 @@ class FrameBytes {
     }
     ext_ = data;
     ext_size_ = n;
+    resolver_ = nullptr;
   }
-  [[nodiscard]] bool borrowed() const { return ext_ != nullptr; }
+  // The frame is behind `handle` (non-null): the first access calls resolve(handle, this), which
+  // must Borrow or assign the bytes (and may not access them before).
+  void Defer(Resolver resolve, void* handle) {
+    ext_ = static_cast<uint8_t*>(handle);
+    resolver_ = resolve;
+  }
+  // Not resolved yet (no accessor has run since Defer).
+  [[nodiscard]] bool deferred() const { return resolver_ != nullptr; }
+  [[nodiscard]] bool borrowed() const {
+    Resolve();
+    return ext_ != nullptr;
+  }
 
-  [[nodiscard]] uint8_t* data() { return ext_ != nullptr ? ext_ : owned_.data(); }
-  [[nodiscard]] const uint8_t* data() const { return ext_ != nullptr ? ext_ : owned_.data(); }
-  [[nodiscard]] size_t size() const { return ext_ != nullptr ? ext_size_ : owned_.size(); }
+  [[nodiscard]] uint8_t* data() {
+    Resolve();
+    return ext_ != nullptr ? ext_ : owned_.data();
+  }
+  [[nodiscard]] const uint8_t* data() const {
+    Resolve();
+    return ext_ != nullptr ? ext_ : owned_.data();
+  }
+  [[nodiscard]] size_t size() const {
+    Resolve();
+    return ext_ != nullptr ? ext_size_ : owned_.size();
+  }
   [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] size_t capacity() const { return owned_.capacity(); }
   uint8_t* begin() { return data(); }
@@ -140,6 +173,7 @@ class FrameBytes {
   template <class It>
   void assign(It first, It last) {
     ext_ = nullptr;
+    resolver_ = nullptr;
     owned_.assign(first, last);
   }
   void resize(size_t n) {
@@ -148,6 +182,7 @@ class FrameBytes {
   }
   void clear() {
     ext_ = nullptr;
+    resolver_ = nullptr;
     owned_.clear();
   }
 
@@ -159,14 +194,27 @@ class FrameBytes {
   }
 
  private:
+  void Resolve() const {
+    if (resolver_ == nullptr) return;
+    const Resolver resolve = resolver_;
+    void* handle = ext_;
+    resolver_ = nullptr;
+    ext_ = nullptr;
+    owned_.clear();
+    // Resolving fills in what the frame is; it does not change it (hence const).
+    resolve(handle, const_cast<FrameBytes*>(this));
+  }
   void Own() {
+    Resolve();
     if (ext_ == nullptr) return;
     owned_.assign(ext_, ext_ + ext_size_);
     ext_ = nullptr;
   }
-  std::vector<uint8_t> owned_;
-  uint8_t* ext_ = nullptr;  // Borrowed bytes (nullptr: owned_).
-  size_t ext_size_ = 0;
+  // Mutable: a const access resolves a deferred frame.
+  mutable std::vector<uint8_t> owned_;
+  mutable uint8_t* ext_ = nullptr;  // Borrowed bytes; deferred: the handle (nullptr: owned_).
+  mutable size_t ext_size_ = 0;
+  mutable Resolver resolver_ = nullptr;  // Deferred until the first access.
 };
 
 // Header fields the stages match on, read once through mroce::wire::FrameView (see frame_info.cc).
