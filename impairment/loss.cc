@@ -15,10 +15,13 @@ void BernoulliLoss::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out
   // The same draws in the same order as OnPacket; a loop the CPU can overlap (the draws are
   // independent counter hashes).
   sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
+  const uint64_t threshold = loss_threshold_;
+  PassWriter pass(this, out, n);
   for (size_t i = 0; i < n; ++i) {
-    if (rng.BernoulliBelow(loss_threshold_)) DropIt(in[i], now, out);
-    else Pass(in[i], Duration::Zero(), out);
+    if (rng.BernoulliBelow(threshold)) DropIt(in[i], now, out);
+    else pass.Pass(in[i]);
   }
+  pass.Done();
   rng_ = rng;
 }
 

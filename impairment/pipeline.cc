@@ -18,6 +18,8 @@ class Pipeline::StageEmitter : public Emitter {
   }
   void Drop(Packet&& p) override { pipeline_->NotifyDrop(index_, std::move(p), pipeline_->sim_->Now()); }
   void RequestWakeup(Time at) override { pipeline_->ScheduleWakeup(index_, at); }
+  uint64_t ReserveWakeup() override { return pipeline_->sim_->ReserveId(); }
+  void RequestReservedWakeup(Time at, uint64_t ticket) override { pipeline_->ScheduleReservedWakeup(index_, at, ticket); }
   uint64_t NewPacketId() override { return pipeline_->NextPacketId(); }
 
  private:
@@ -30,6 +32,11 @@ Pipeline::~Pipeline() = default;
 
 void Pipeline::ScheduleWakeup(size_t stage_index, Time at) {
   sim_->Schedule(std::max(at, sim_->Now()), this, kWakeupBit | stage_index);
+}
+
+void Pipeline::ScheduleReservedWakeup(size_t stage_index, Time at, uint64_t ticket) {
+  if (ticket == 0) ScheduleWakeup(stage_index, at);
+  else sim_->ScheduleReserved(at, ticket, this, kWakeupBit | stage_index);
 }
 
 Stage* Pipeline::Add(std::unique_ptr<Stage> stage) {
@@ -195,6 +202,8 @@ class BurstOut::Adapter final : public Emitter {
     }
   }
   void RequestWakeup(Time at) override { out_->RequestWakeup(at); }
+  uint64_t ReserveWakeup() override { return out_->ReserveWakeup(); }
+  void RequestReservedWakeup(Time at, uint64_t ticket) override { out_->RequestReservedWakeup(at, ticket); }
   uint64_t NewPacketId() override { return out_->NewPacketId(); }
   [[nodiscard]] bool current_used() const { return current_used_; }
 
@@ -231,6 +240,12 @@ void BurstOut::Release(Packet* p) { pipeline_->ReleasePacket(p); }
 uint64_t BurstOut::NewPacketId() { return pipeline_->NextPacketId(); }
 
 void BurstOut::RequestWakeup(Time at) { pipeline_->ScheduleWakeup(index_, at); }
+
+uint64_t BurstOut::ReserveWakeup() { return pipeline_->sim_->ReserveId(); }
+
+void BurstOut::RequestReservedWakeup(Time at, uint64_t ticket) {
+  pipeline_->ScheduleReservedWakeup(index_, at, ticket);
+}
 
 void BurstOut::RunOnPacket(Stage& stage, Packet* p, Time now) {
   Adapter adapter(this, p);

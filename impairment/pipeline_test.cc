@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 
 #include "mroce/impairment/loss.h"
 #include "mroce/impairment/rate_limit.h"
@@ -110,6 +111,134 @@ TEST(ReorderTest, FlushAfterMaxHoldWhenTrafficStops) {
   ASSERT_EQ(h.out.size(), 1u);
   EXPECT_EQ(h.out[0].second, Time::FromNanos(100'000));
   EXPECT_EQ(h.pipeline.stages()[0]->Stats().Line("flushed at max_hold")->achieved, 1);
+}
+
+// The reorder stage as it was before it kept one wake-up pending: one RequestWakeup per held
+// packet. The oracle of ReorderTest.OneWakeupPendingChangesNothingButTheEventCount.
+class PerHoldWakeupReorder : public Stage {
+ public:
+  PerHoldWakeupReorder(std::string name, const ReorderStage::Params& params, uint64_t seed)
+      : Stage(std::move(name), params.match), p_(params), rng_(seed, sim::ComponentId(this->name())),
+        threshold_(sim::Rng::BernoulliThreshold(params.probability)) {}
+  [[nodiscard]] Position position() const override { return Position::kReorder; }
+  void OnWakeup(Time now, Emitter& out) override {
+    std::vector<uint32_t> due;
+    for (auto& [key, h] : held_)
+      if (h.deadline <= now) due.push_back(key);
+    std::sort(due.begin(), due.end());
+    for (uint32_t key : due) {
+      auto it = held_.find(key);
+      ++flushed_;
+      sum_ += it->second.passed;
+      if (it->second.passed > 0) it->second.packet.Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
+      Packet held = std::move(it->second.packet);
+      held_.erase(it);
+      Pass(std::move(held), Duration::Zero(), out);
+    }
+  }
+
+ protected:
+  void OnPacket(Packet&& p, Time now, Emitter& out) override {
+    const uint32_t key = static_cast<uint32_t>(p.direction) << 24 | static_cast<uint32_t>(p.plane) << 16 | p.Info().sport;
+    auto it = held_.find(key);
+    if (it != held_.end()) {
+      Pass(std::move(p), Duration::Zero(), out);
+      if (++it->second.passed >= p_.k) {
+        ++displaced_;
+        sum_ += it->second.passed;
+        it->second.packet.Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
+        Packet held = std::move(it->second.packet);
+        held_.erase(it);
+        Pass(std::move(held), Duration::Zero(), out);
+      }
+      return;
+    }
+    if (++since_ >= p_.every) {
+      since_ = 0;
+      if (rng_.BernoulliBelow(threshold_)) {
+        held_.emplace(key, Held{std::move(p), 0, now + p_.max_hold});
+        out.RequestWakeup(now + p_.max_hold);
+        return;
+      }
+    }
+    Pass(std::move(p), Duration::Zero(), out);
+  }
+  void FillStats(StageStats& s) const override {
+    s.kind = "reorder.displacement.per-path";
+    const uint64_t released = displaced_ + flushed_;
+    s.lines.push_back({"displacement", "packets", double(p_.k), released ? double(sum_) / double(released) : 0.0});
+    s.lines.push_back({"displaced", "packets", 0, double(displaced_), false});
+    s.lines.push_back({"flushed at max_hold", "packets", 0, double(flushed_), false});
+  }
+
+ private:
+  struct Held {
+    Packet packet;
+    uint32_t passed = 0;
+    Time deadline;
+  };
+  ReorderStage::Params p_;
+  sim::Rng rng_;
+  uint64_t threshold_;
+  uint32_t since_ = 0;
+  std::unordered_map<uint32_t, Held> held_;
+  uint64_t displaced_ = 0, flushed_ = 0, sum_ = 0;
+};
+
+// Keeping one reorder wake-up pending (the others reserved in event order) gives exactly the
+// output of one wake-up per held packet: the same packets at the same times in the same order,
+// also where wake-ups, delayed packets and other events fall on the same instant; only fewer
+// events run. Traffic in bursts with gaps longer than max_hold (so packets are flushed, not only
+// displaced), three paths, a constant delay stage whose releases tie with the wake-ups.
+TEST(ReorderTest, OneWakeupPendingChangesNothingButTheEventCount) {
+  struct Run {
+    sim::Simulator sim;
+    Pipeline pipeline{&sim, "p"};
+    std::vector<std::string> log;
+    explicit Run(bool oracle) {
+      pipeline.set_output([this](Packet&& p, Time t) {
+        log.push_back("out " + std::to_string(p.id) + " @" + std::to_string(t.nanos()) + " " + p.FateString());
+      });
+      ReorderStage::Params rp;
+      rp.k = 4;
+      rp.probability = 0.2;
+      rp.max_hold = Duration::Nanos(3000);
+      if (oracle) pipeline.Emplace<PerHoldWakeupReorder>("reorder", rp, 7);
+      else pipeline.Emplace<ReorderStage>("reorder", rp, 7);
+      DelayStage::Params dp;
+      dp.base = Duration::Nanos(1000);
+      pipeline.Emplace<DelayStage>("delay", dp, 7);
+    }
+    void Go() {
+      uint64_t id = 1;
+      for (int b = 0; b < 3000; ++b) {
+        // Bursts 500 ns apart, a 4 us pause every 8: wake-ups (3 us after a hold) meet the
+        // delayed packets of later bursts (1 us after theirs) and these events on one instant.
+        const Time t = Time::FromNanos(int64_t{b} * 500 + int64_t{b / 8} * 4000);
+        sim.RunUntilTime(t);
+        if (b % 3 == 0) sim.Schedule(t + Duration::Nanos(3000), [this, b] { log.push_back("ext " + std::to_string(b)); });
+        for (int i = 0; i < 1 + b % 5; ++i) {
+          FrameSpec spec;
+          spec.psn = static_cast<uint32_t>(id);
+          spec.sport = static_cast<uint16_t>(49152 + (b + i) % 3);
+          pipeline.Push(MakePacket(id++, spec));
+        }
+      }
+      sim.RunUntilTime(sim.Now() + Duration::Millis(1));
+      for (const StageStats& s : pipeline.Stats()) log.push_back(s.ToString());
+    }
+  };
+  Run oracle(true), run(false);
+  oracle.Go();
+  run.Go();
+  ASSERT_EQ(oracle.log.size(), run.log.size());
+  for (size_t i = 0; i < oracle.log.size(); ++i) ASSERT_EQ(oracle.log[i], run.log[i]) << "line " << i;
+  const StageStats reorder = run.pipeline.Stats()[1];
+  EXPECT_GT(reorder.Line("displaced")->achieved, 100);
+  EXPECT_GT(reorder.Line("flushed at max_hold")->achieved, 100);
+  EXPECT_LT(run.sim.events_run(), oracle.sim.events_run());
+  EXPECT_EQ(run.pipeline.parked(), 0u);
+  EXPECT_EQ(run.sim.pending(), 0u);
 }
 
 TEST(RateLimitTest, SerialisesWithOverhead) {

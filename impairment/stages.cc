@@ -119,7 +119,7 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     const Time deadline = now + params_.max_hold;
     const uint32_t key = ScopeKey(p);
     held_.emplace(key, Held{std::move(p), 0, deadline});
-    out.RequestWakeup(deadline);
+    AskWakeup(deadline, out);
     return;
   }
   Pass(std::move(p), Duration::Zero(), out);
@@ -141,13 +141,14 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
   // (into held_, and back into a pipeline packet when it is released). The draws come from a
   // local copy of the generator (kept in registers across the loop), written back at the end.
   sim::Rng rng = rng_;
+  PassWriter pass(this, out, 2 * n);  // Each packet passes, and may release a held one.
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
     auto it = held_.end();
     if (!held_.empty()) it = held_.find(ScopeKey(*p));
     if (it != held_.end()) {
-      Pass(p, Duration::Zero(), out);
-      if (std::optional<Packet> due = CountPassed(it, now)) Pass(out.Adopt(std::move(*due)), Duration::Zero(), out);
+      pass.Pass(p);
+      if (std::optional<Packet> due = CountPassed(it, now)) pass.Pass(out.Adopt(std::move(*due)));
       continue;
     }
     if (Select(rng)) {
@@ -155,19 +156,27 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
       const uint32_t key = ScopeKey(*p);
       held_.emplace(key, Held{std::move(*p), 0, deadline});
       out.Release(p);
-      out.RequestWakeup(deadline);
+      AskWakeup(deadline, out);
       continue;
     }
-    Pass(p, Duration::Zero(), out);
+    pass.Pass(p);
   }
+  pass.Done();
   rng_ = rng;
 }
 
 void ReorderStage::OnWakeup(Time now, Emitter& out) {
+  // The pending wake-up (wakeups_'s first) has come (else this one is spurious, and the pending one
+  // stays as it is).
+  const bool pending_came = !wakeups_.empty() && wakeups_.front().at <= now;
+  if (pending_came) wakeups_.pop_front();
   // Release, in key order (deterministic), every held packet whose deadline has come.
   std::vector<uint32_t> due;
-  for (auto& [key, h] : held_)
+  Time earliest = Time::Infinite();  // Deadline of the first packet still held.
+  for (auto& [key, h] : held_) {
     if (h.deadline <= now) due.push_back(key);
+    else earliest = std::min(earliest, h.deadline);
+  }
   std::sort(due.begin(), due.end());
   for (uint32_t key : due) {
     auto it = held_.find(key);
@@ -178,6 +187,13 @@ void ReorderStage::OnWakeup(Time now, Emitter& out) {
     held_.erase(it);
     Pass(std::move(held), Duration::Zero(), out);
   }
+  if (!pending_came) return;
+  // Forget the wake-ups that would release nothing: before the first deadline still held, and
+  // before any packet held from now on can be due (now + max_hold). Then ask for the next one.
+  const Time first_new_deadline = now + params_.max_hold;
+  while (!wakeups_.empty() && wakeups_.front().at < earliest && wakeups_.front().at < first_new_deadline)
+    wakeups_.pop_front();
+  if (!wakeups_.empty()) out.RequestReservedWakeup(wakeups_.front().at, wakeups_.front().ticket);
 }
 
 void ReorderStage::FillStats(StageStats& s) const {
@@ -216,18 +232,21 @@ void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
 
 void DuplicateStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
+  PassWriter pass(this, out, 2 * n);
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
     Duration delay;
     if (p->is_duplicate || !Decide(rng, &delay)) {
-      Pass(p, Duration::Zero(), out);
+      pass.Pass(p);
       continue;
     }
     Packet* copy = out.Copy(*p);  // A pipeline packet: reuses a byte buffer.
     MakeCopy(*p, *copy, out.NewPacketId(), now);
-    Pass(p, Duration::Zero(), out);
-    Pass(copy, delay, out);
+    pass.Pass(p);
+    if (delay > Duration::Zero()) Pass(copy, delay, out);  // Parked (counted there).
+    else pass.Pass(copy);
   }
+  pass.Done();
   rng_ = rng;
 }
 

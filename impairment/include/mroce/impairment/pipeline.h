@@ -124,6 +124,8 @@ class Pipeline : public sim::EventHandler {
     if (on_drop_) on_drop_(std::move(p), *stages_[stage_index], now);
   }
   void ScheduleWakeup(size_t stage_index, Time at);
+  // A ticket of 0 (none reserved): ScheduleWakeup.
+  void ScheduleReservedWakeup(size_t stage_index, Time at, uint64_t ticket);
   uint64_t NextPacketId() { return id_source_ ? id_source_() : local_ids_++; }
 
   sim::Simulator* sim_;

@@ -2,6 +2,7 @@
 #ifndef MROCE_IMPAIRMENT_STAGE_H_
 #define MROCE_IMPAIRMENT_STAGE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,12 @@ class Emitter {
   virtual void Drop(Packet&& p) = 0;
   // Asks for OnWakeup(at) (spurious wakeups must be tolerated).
   virtual void RequestWakeup(Time at) = 0;
+  // For a stage that keeps one wake-up pending instead of one per request: reserves the place in
+  // event order a RequestWakeup now would take (a ticket), for RequestReservedWakeup later (at a
+  // time no earlier than the wake-up running or last run). The defaults (for emitters outside a
+  // pipeline) do not order: no ticket, a plain wake-up.
+  virtual uint64_t ReserveWakeup() { return 0; }
+  virtual void RequestReservedWakeup(Time at, uint64_t ticket) { RequestWakeup(at); }
   // A fresh packet id (for duplicates).
   virtual uint64_t NewPacketId() = 0;
 };
@@ -97,6 +104,15 @@ class BurstOut {
  public:
   // The packet continues to the next stage at this burst's time (after the stage returns).
   void Pass(Packet* p) { next_->push_back(p); }
+  // Pass for a loop (Stage::PassWriter): room for `max` more passed packets, written in order from
+  // the returned pointer; EndPass(one past the last written) ends it. In between, no Pass (Park,
+  // Drop, Copy, Adopt and Release are fine).
+  [[nodiscard]] Packet** BeginPass(size_t max) {
+    const size_t used = next_->size();
+    next_->resize(used + max);
+    return next_->data() + used;
+  }
+  void EndPass(Packet** end) { next_->resize(static_cast<size_t>(end - next_->data())); }
   // The packet continues to the next stage after `delay` > 0 (parked in the pipeline).
   void Park(Packet* p, Duration delay);
   // Park for each of pkts[0..n), in order, in one call.
@@ -111,6 +127,9 @@ class BurstOut {
   void Release(Packet* p);
   [[nodiscard]] uint64_t NewPacketId();
   void RequestWakeup(Time at);
+  // As Emitter's.
+  [[nodiscard]] uint64_t ReserveWakeup();
+  void RequestReservedWakeup(Time at, uint64_t ticket);
   // Runs the per-packet Stage::OnPacket of `stage` on `p`, routing what it emits here (the
   // default Stage::OnBurst): emitting `p` itself passes the pointer on; a packet the stage emits
   // from its own storage is moved into a pipeline packet; if the stage keeps `p` (moves it out),
@@ -210,9 +229,30 @@ class Stage {
     if (delay > Duration::Zero()) {
       out.ParkAll(pkts, n, delay);
     } else {
-      for (size_t i = 0; i < n; ++i) out.Pass(pkts[i]);
+      Packet** w = out.BeginPass(n);
+      std::copy_n(pkts, n, w);
+      out.EndPass(w + n);
     }
   }
+  // Passes packets from an OnBurst loop with the counter and the write position in registers (Pass
+  // through BurstOut updates both in memory every time, a store-to-load chain per packet): room
+  // for up to `max` packets; Done() (required) hands them on and counts them.
+  class PassWriter {
+   public:
+    PassWriter(Stage* stage, BurstOut& out, size_t max)
+        : stage_(stage), out_(out), begin_(out.BeginPass(max)), w_(begin_) {}
+    void Pass(Packet* p) { *w_++ = p; }
+    void Done() {
+      stage_->packets_out_ += static_cast<uint64_t>(w_ - begin_);
+      out_.EndPass(w_);
+    }
+
+   private:
+    Stage* stage_;
+    BurstOut& out_;
+    Packet** begin_;
+    Packet** w_;
+  };
   void DropIt(Packet* p, Time now, BurstOut& out) {
     ++dropped_;
     p->Note(name_.c_str(), FateKind::kDropped, 0, now);

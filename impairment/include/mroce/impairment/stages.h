@@ -94,9 +94,28 @@ class ReorderStage : public Stage {
   }
   // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
   std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
+  // A packet was held until `deadline`: a wake-up then. One wake-up is pending at a time (the
+  // first of wakeups_); the others keep the place in event order their own request would have
+  // had (Emitter::ReserveWakeup), so the stage wakes at exactly the instants, and in exactly the
+  // order among other events, that one request per held packet gives, minus the wake-ups that
+  // could release nothing (their packet left early and no later one can be due by then).
+  template <class Out>
+  void AskWakeup(Time deadline, Out& out) {
+    if (wakeups_.empty()) {
+      out.RequestWakeup(deadline);
+      wakeups_.push_back({deadline, 0});
+    } else {
+      wakeups_.push_back({deadline, out.ReserveWakeup()});
+    }
+  }
+  struct PendingWakeup {
+    Time at;
+    uint64_t ticket;  // From ReserveWakeup (0: requested at once).
+  };
   Params params_;
   sim::Rng rng_;
   std::unordered_map<uint32_t, Held> held_;
+  std::deque<PendingWakeup> wakeups_;  // In request order (deadlines never decrease).
   uint64_t threshold_ = 0;  // Rng::BernoulliThreshold(params_.probability).
   uint32_t since_selectable_ = 0;  // Candidates since the last every-th one.
   uint64_t displaced_ = 0;
