@@ -12,17 +12,17 @@ void BernoulliLoss::OnPacket(Packet&& p, Time now, Emitter& out) {
 }
 
 void BernoulliLoss::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
-  // The same draws in the same order as OnPacket; a loop the CPU can overlap (the draws are
-  // independent counter hashes).
-  sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
+  // The same draws in the same order as OnPacket (each a pure function of its index: the CPU
+  // overlaps them).
+  uint64_t index = rng_.index();  // In a register across the loop (calls included).
   const uint64_t threshold = loss_threshold_;
   PassWriter pass(this, out, n);
   for (size_t i = 0; i < n; ++i) {
-    if (rng.BernoulliBelow(threshold)) DropIt(in[i], now, out);
+    if (rng_.BernoulliBelowAt(index++, threshold)) DropIt(in[i], now, out);
     else pass.Pass(in[i]);
   }
   pass.Done();
-  rng_ = rng;
+  rng_.set_index(index);
 }
 
 void BernoulliLoss::FillStats(StageStats& s) const {

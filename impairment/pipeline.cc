@@ -128,32 +128,32 @@ void Pipeline::OnEvent(Time now, uint64_t arg) {
   }
   // The batch goes on as one burst (its packets share the time and the next stage). The group
   // gets the burst buffer's old vector (capacity kept both ways).
-  std::vector<Packet*>& in = BurstInput();
+  PacketList& in = BurstInput();
   in.swap(g.packets);
   free_parked_.push_back(group);
   RunBurst(next, now);
 }
 
 void Pipeline::PushBurst(Packet* const* pkts, size_t n) {
-  std::vector<Packet*>& in = BurstInput();
+  PacketList& in = BurstInput();
   in.assign(pkts, pkts + n);
   RunBurst(0, sim_->Now());
 }
 
-std::vector<Packet*>& Pipeline::BurstInput() {
+PacketList& Pipeline::BurstInput() {
   if (burst_depth_ == burst_bufs_.size()) {
-    burst_bufs_.push_back(std::make_unique<std::array<std::vector<Packet*>, 2>>());
+    burst_bufs_.push_back(std::make_unique<std::array<PacketList, 2>>());
     for (auto& v : *burst_bufs_.back()) v.reserve(512);
   }
-  std::vector<Packet*>& in = (*burst_bufs_[burst_depth_])[0];
+  PacketList& in = (*burst_bufs_[burst_depth_])[0];
   in.clear();
   return in;
 }
 
 void Pipeline::RunBurst(size_t first_stage, Time now) {
   auto& bufs = *burst_bufs_[burst_depth_++];
-  std::vector<Packet*>* cur = &bufs[0];
-  std::vector<Packet*>* next = &bufs[1];
+  PacketList* cur = &bufs[0];
+  PacketList* next = &bufs[1];
   for (size_t i = first_stage; i < stages_.size() && !cur->empty(); ++i) {
     next->clear();
     BurstOut out(this, i, next);

@@ -115,7 +115,7 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     if (std::optional<Packet> due = CountPassed(it, now)) Pass(std::move(*due), Duration::Zero(), out);
     return;
   }
-  if (Select(rng_)) {
+  if (Select()) {
     const Time deadline = now + params_.max_hold;
     const uint32_t key = ScopeKey(p);
     held_.emplace(key, Held{std::move(p), 0, deadline});
@@ -138,31 +138,51 @@ std::optional<Packet> ReorderStage::CountPassed(std::unordered_map<uint32_t, Hel
 
 void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   // OnPacket over pointers: a passing packet is handed on as it is; only a held one is moved
-  // (into held_, and back into a pipeline packet when it is released). The draws come from a
-  // local copy of the generator (kept in registers across the loop), written back at the end.
-  sim::Rng rng = rng_;
+  // (into held_, and back into a pipeline packet when it is released). The loop's state (draw
+  // index, candidate count, write position) stays in registers; the rarer steps are calls.
+  uint64_t index = rng_.index();
+  uint32_t since = since_selectable_;
+  const uint32_t every = params_.every;
+  const uint64_t threshold = threshold_;
   PassWriter pass(this, out, 2 * n);  // Each packet passes, and may release a held one.
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
-    auto it = held_.end();
-    if (!held_.empty()) it = held_.find(ScopeKey(*p));
-    if (it != held_.end()) {
-      pass.Pass(p);
-      if (std::optional<Packet> due = CountPassed(it, now)) pass.Pass(out.Adopt(std::move(*due)));
-      continue;
+    if (!held_.empty()) [[unlikely]] {
+      Packet* released = nullptr;
+      if (PassesHeld(p, now, out, &released)) {
+        pass.Pass(p);
+        if (released != nullptr) pass.Pass(released);
+        continue;
+      }
     }
-    if (Select(rng)) {
-      const Time deadline = now + params_.max_hold;
-      const uint32_t key = ScopeKey(*p);
-      held_.emplace(key, Held{std::move(*p), 0, deadline});
-      out.Release(p);
-      AskWakeup(deadline, out);
-      continue;
+    // Select(), on the local state.
+    if (++since >= every) {
+      since = 0;
+      if (rng_.BernoulliBelowAt(index++, threshold)) [[unlikely]] {
+        Hold(p, now, out);
+        continue;
+      }
     }
     pass.Pass(p);
   }
   pass.Done();
-  rng_ = rng;
+  rng_.set_index(index);
+  since_selectable_ = since;
+}
+
+bool ReorderStage::PassesHeld(Packet* p, Time now, BurstOut& out, Packet** released) {
+  auto it = held_.find(ScopeKey(*p));
+  if (it == held_.end()) return false;
+  if (std::optional<Packet> due = CountPassed(it, now)) *released = out.Adopt(std::move(*due));
+  return true;
+}
+
+void ReorderStage::Hold(Packet* p, Time now, BurstOut& out) {
+  const Time deadline = now + params_.max_hold;
+  const uint32_t key = ScopeKey(*p);
+  held_.emplace(key, Held{std::move(*p), 0, deadline});
+  out.Release(p);
+  AskWakeup(deadline, out);
 }
 
 void ReorderStage::OnWakeup(Time now, Emitter& out) {
@@ -220,7 +240,7 @@ void DuplicateStage::MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, 
 
 void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   Duration delay;
-  if (p.is_duplicate || !Decide(rng_, &delay)) {  // Never duplicate a duplicate.
+  if (p.is_duplicate || !Decide(&delay)) {  // Never duplicate a duplicate.
     Pass(std::move(p), Duration::Zero(), out);
     return;
   }
@@ -231,23 +251,39 @@ void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
 }
 
 void DuplicateStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
-  sim::Rng rng = rng_;  // A local copy (kept in registers across the loop), written back below.
+  // Decide's draws with the loop's state in registers (draw index, write position); the copy
+  // itself is a call.
+  uint64_t index = rng_.index();
+  const uint64_t threshold = threshold_;
+  size_t copies_in = 0;  // Duplicates arriving (never duplicated, not counted as originals).
   PassWriter pass(this, out, 2 * n);
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
-    Duration delay;
-    if (p->is_duplicate || !Decide(rng, &delay)) {
-      pass.Pass(p);
+    pass.Pass(p);
+    if (p->is_duplicate) {
+      ++copies_in;
       continue;
     }
-    Packet* copy = out.Copy(*p);  // A pipeline packet: reuses a byte buffer.
-    MakeCopy(*p, *copy, out.NewPacketId(), now);
-    pass.Pass(p);
-    if (delay > Duration::Zero()) Pass(copy, delay, out);  // Parked (counted there).
-    else pass.Pass(copy);
+    if (!rng_.BernoulliBelowAt(index++, threshold)) continue;
+    rng_.set_index(index);  // The copy's jitter is the next draw.
+    if (Packet* copy = Duplicate(p, now, out)) pass.Pass(copy);  // Right behind its original.
+    index = rng_.index();
   }
   pass.Done();
-  rng_ = rng;
+  rng_.set_index(index);
+  originals_ += n - copies_in;
+}
+
+Packet* DuplicateStage::Duplicate(Packet* p, Time now, BurstOut& out) {
+  ++duplicated_;
+  Duration delay = params_.copy_delay;
+  if (params_.copy_jitter > Duration::Zero())
+    delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+  Packet* copy = out.Copy(*p);  // A pipeline packet: reuses a byte buffer.
+  MakeCopy(*p, *copy, out.NewPacketId(), now);
+  if (delay <= Duration::Zero()) return copy;
+  Pass(copy, delay, out);  // Parked (counted there).
+  return nullptr;
 }
 
 void DuplicateStage::FillStats(StageStats& s) const {

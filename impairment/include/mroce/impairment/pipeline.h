@@ -116,7 +116,7 @@ class Pipeline : public sim::EventHandler {
   // Parks pkts[0..n) for the same time and next stage (one group with batched parking).
   void ParkHandles(size_t next_stage, Packet* const* pkts, size_t n, Time at);
   // The input buffer of a burst at the current nesting depth; RunBurst runs it.
-  std::vector<Packet*>& BurstInput();
+  PacketList& BurstInput();
   void RunBurst(size_t first_stage, Time now);
   void DropHandle(size_t stage_index, Packet* p, Time now);
   // What both emitters (per packet and per burst) do for a stage.
@@ -135,7 +135,7 @@ class Pipeline : public sim::EventHandler {
   // Parked packets: one group per simulator event (one packet, or a batch with batched parking);
   // groups and their vectors are reused.
   struct Parked {
-    std::vector<Packet*> packets;  // From arena_.
+    PacketList packets;  // From arena_.
     uint32_t next_stage = 0;
   };
   std::vector<Parked> parked_;
@@ -153,7 +153,7 @@ class Pipeline : public sim::EventHandler {
   std::deque<Packet> arena_;
   std::vector<Packet*> free_packets_;
   // Burst path: an input and an output buffer per nesting depth (an output callback may push again).
-  std::vector<std::unique_ptr<std::array<std::vector<Packet*>, 2>>> burst_bufs_;
+  std::vector<std::unique_ptr<std::array<PacketList, 2>>> burst_bufs_;
   size_t burst_depth_ = 0;
   Output output_;
   BurstOutput burst_output_;

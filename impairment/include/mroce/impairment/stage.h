@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,26 @@ class Emitter {
 class Pipeline;
 class Stage;
 
+// A list of pipeline packets (the burst path's buffers). Growing it leaves the new slots
+// uninitialised (BurstOut::BeginPass reserves room that is written before it is read).
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // Default-initialised: a pointer is left as it is.
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using PacketList = std::vector<Packet*, UninitialisedAllocator<Packet*>>;
+
 // Where a stage sends the output of a burst (Stage::OnBurst): the burst path of Pipeline, which the
 // DPDK bridge drives. Packets are the pipeline's own (Pipeline::NewPacket) and are handed on as
 // pointers, never moved; a stage that keeps one moves it out (the pipeline then reuses the object).
@@ -139,11 +160,11 @@ class BurstOut {
  private:
   friend class Pipeline;
   class Adapter;
-  BurstOut(Pipeline* pipeline, size_t index, std::vector<Packet*>* next)
+  BurstOut(Pipeline* pipeline, size_t index, PacketList* next)
       : pipeline_(pipeline), index_(index), next_(next) {}
   Pipeline* pipeline_;
   size_t index_;  // Of the stage whose output this is.
-  std::vector<Packet*>* next_;
+  PacketList* next_;
 };
 
 class Stage {

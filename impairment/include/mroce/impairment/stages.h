@@ -86,14 +86,18 @@ class ReorderStage : public Stage {
   };
   [[nodiscard]] uint32_t ScopeKey(const Packet& p) const;
   // A packet of a scope with nothing held: is it the one to hold? (every-th candidate, then the draw)
-  // `rng` is rng_ or OnBurst's local copy of it.
-  bool Select(sim::Rng& rng) {
+  bool Select() {
     if (++since_selectable_ < params_.every) return false;
     since_selectable_ = 0;
-    return rng.BernoulliBelow(threshold_);
+    return rng_.BernoulliBelow(threshold_);
   }
   // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
   std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
+  // OnBurst's rarer steps, out of its loop (which keeps its state in registers). `p` is of a scope
+  // with a packet held (true; *released: that packet if p's passing made it due) or not (false):
+  [[gnu::noinline]] bool PassesHeld(Packet* p, Time now, BurstOut& out, Packet** released);
+  // `p` is the packet to hold:
+  [[gnu::noinline]] void Hold(Packet* p, Time now, BurstOut& out);
   // A packet was held until `deadline`: a wake-up then. One wake-up is pending at a time (the
   // first of wakeups_); the others keep the place in event order their own request would have
   // had (Emitter::ReserveWakeup), so the stage wakes at exactly the instants, and in exactly the
@@ -146,18 +150,20 @@ class DuplicateStage : public Stage {
 
  private:
   // Draws for one original (false: not duplicated); the copy's extra delay in *delay.
-  // `rng` is rng_ or OnBurst's local copy of it.
-  bool Decide(sim::Rng& rng, Duration* delay) {
+  bool Decide(Duration* delay) {
     ++originals_;
-    if (!rng.BernoulliBelow(threshold_)) return false;
+    if (!rng_.BernoulliBelow(threshold_)) return false;
     ++duplicated_;
     *delay = params_.copy_delay;
     if (params_.copy_jitter > Duration::Zero())
-      *delay += Duration::Nanos(static_cast<int64_t>(rng.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
+      *delay += Duration::Nanos(static_cast<int64_t>(rng_.UniformInt(0, static_cast<uint64_t>(params_.copy_jitter.nanos() - 1))));
     return true;
   }
   // Marks the original and fills in `copy` (already a byte copy of it).
   void MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, Time now);
+  // OnBurst's copy of `p` (chosen, already counted in originals_), out of its loop: the copy to
+  // pass now, or nullptr when it was parked (a copy delay). Draws the jitter from rng_.
+  [[gnu::noinline]] Packet* Duplicate(Packet* p, Time now, BurstOut& out);
   Params params_;
   sim::Rng rng_;
   uint64_t threshold_;  // Rng::BernoulliThreshold(params_.probability).

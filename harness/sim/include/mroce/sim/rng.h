@@ -52,6 +52,9 @@ class Rng {
   bool Bernoulli(double p) { return BernoulliBelow(BernoulliThreshold(p)); }
   // Bernoulli(p) given BernoulliThreshold(p), for callers that draw with one p many times.
   bool BernoulliBelow(uint64_t threshold) { return (NextU64() >> 11) < threshold; }
+  // BernoulliBelow as the draw with index `index`, not advancing: for a hot loop that keeps the
+  // index in a local (a register, also across calls the loop makes) and set_index()es it back.
+  [[nodiscard]] bool BernoulliBelowAt(uint64_t index, uint64_t threshold) const { return (At(index) >> 11) < threshold; }
   // ceil(p * 2^53), clamped to [0, 2^53] (NaN: 0, never true, as Uniform01() < NaN).
   [[nodiscard]] static uint64_t BernoulliThreshold(double p) {
     if (!(p > 0.0)) return 0;
