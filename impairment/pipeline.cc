@@ -30,6 +30,12 @@ class Pipeline::StageEmitter : public Emitter {
 Pipeline::Pipeline(sim::Simulator* sim, std::string name) : sim_(sim), name_(std::move(name)) {}
 Pipeline::~Pipeline() = default;
 
+void Pipeline::Grow() {
+  arena_.push_back(std::make_unique<Packet[]>(kArenaChunk));
+  Packet* chunk = arena_.back().get();
+  for (size_t i = kArenaChunk; i-- > 0;) free_packets_.push_back(chunk + i);  // The first one is taken first.
+}
+
 void Pipeline::ScheduleWakeup(size_t stage_index, Time at) {
   sim_->Schedule(std::max(at, sim_->Now()), this, kWakeupBit | stage_index);
 }

@@ -112,28 +112,31 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   if (it != held_.end()) {
     // Another packet of the scope passes the held one.
     Pass(std::move(p), Duration::Zero(), out);
-    if (std::optional<Packet> due = CountPassed(it, now)) Pass(std::move(*due), Duration::Zero(), out);
+    if (Packet* due = CountPassed(it, now)) {
+      Pass(std::move(*due), Duration::Zero(), out);
+      Free(due);
+    }
     return;
   }
   if (Select()) {
     const Time deadline = now + params_.max_hold;
     const uint32_t key = ScopeKey(p);
-    held_.emplace(key, Held{std::move(p), 0, deadline});
+    held_.emplace(key, Held{Keep(std::move(p)), 0, deadline});
     AskWakeup(deadline, out);
     return;
   }
   Pass(std::move(p), Duration::Zero(), out);
 }
 
-std::optional<Packet> ReorderStage::CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now) {
+Packet* ReorderStage::CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now) {
   Held& h = it->second;
-  if (++h.passed < params_.k) return std::nullopt;
+  if (++h.passed < params_.k) return nullptr;
   ++displaced_;
   displacement_sum_ += h.passed;
-  h.packet.Note(name().c_str(), FateKind::kReordered, h.passed, now);
-  std::optional<Packet> held(std::move(h.packet));
+  h.packet->Note(name().c_str(), FateKind::kReordered, h.passed, now);
+  Packet* due = h.packet;
   held_.erase(it);
-  return held;
+  return due;
 }
 
 void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
@@ -145,6 +148,7 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
   const uint32_t every = params_.every;
   const uint64_t threshold = threshold_;
   PassWriter pass(this, out, 2 * n);  // Each packet passes, and may release a held one.
+  if (!held_.empty()) LoadFrames(in, n);
   for (size_t i = 0; i < n; ++i) {
     Packet* p = in[i];
     if (!held_.empty()) [[unlikely]] {
@@ -160,6 +164,7 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
       since = 0;
       if (rng_.BernoulliBelowAt(index++, threshold)) [[unlikely]] {
         Hold(p, now, out);
+        LoadFrames(in + i + 1, n - i - 1);
         continue;
       }
     }
@@ -170,17 +175,30 @@ void ReorderStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out)
   since_selectable_ = since;
 }
 
+void ReorderStage::LoadFrames(Packet* const* pkts, size_t n) const {
+  if (params_.scope != Scope::kPerPath) return;  // The key is not in the frame.
+  n = std::min<size_t>(n, 2 * params_.k + 2);  // Enough for a held packet to be passed k times.
+  for (size_t i = 0; i < n; ++i) pkts[i]->bytes.Prefetch();
+  for (size_t i = 0; i < n; ++i) {
+    pkts[i]->bytes.Resolve();
+    pkts[i]->bytes.Prefetch();
+  }
+}
+
 bool ReorderStage::PassesHeld(Packet* p, Time now, BurstOut& out, Packet** released) {
   auto it = held_.find(ScopeKey(*p));
   if (it == held_.end()) return false;
-  if (std::optional<Packet> due = CountPassed(it, now)) *released = out.Adopt(std::move(*due));
+  if (Packet* due = CountPassed(it, now)) {
+    *released = out.Adopt(std::move(*due));
+    Free(due);
+  }
   return true;
 }
 
 void ReorderStage::Hold(Packet* p, Time now, BurstOut& out) {
   const Time deadline = now + params_.max_hold;
   const uint32_t key = ScopeKey(*p);
-  held_.emplace(key, Held{std::move(*p), 0, deadline});
+  held_.emplace(key, Held{Keep(std::move(*p)), 0, deadline});
   out.Release(p);
   AskWakeup(deadline, out);
 }
@@ -202,10 +220,11 @@ void ReorderStage::OnWakeup(Time now, Emitter& out) {
     auto it = held_.find(key);
     ++flushed_;
     displacement_sum_ += it->second.passed;
-    if (it->second.passed > 0) it->second.packet.Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
-    Packet held = std::move(it->second.packet);
+    Packet* slot = it->second.packet;
+    if (it->second.passed > 0) slot->Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
     held_.erase(it);
-    Pass(std::move(held), Duration::Zero(), out);
+    Pass(std::move(*slot), Duration::Zero(), out);
+    Free(slot);
   }
   if (!pending_came) return;
   // Forget the wake-ups that would release nothing: before the first deadline still held, and

@@ -370,6 +370,8 @@ TEST(FrameBytesTest, DeferredResolvesOnceAtFirstAccess) {
   EXPECT_TRUE(moved.bytes.deferred());
   EXPECT_FALSE(p.bytes.deferred());
   EXPECT_EQ(frame.resolved, 0);
+  moved.bytes.Prefetch();  // A hint only: still deferred.
+  EXPECT_TRUE(moved.bytes.deferred());
   const Packet& view = moved;
   EXPECT_EQ(view.bytes.size(), frame.buffer.size());  // A const access resolves.
   EXPECT_EQ(frame.resolved, 1);
@@ -379,8 +381,8 @@ TEST(FrameBytesTest, DeferredResolvesOnceAtFirstAccess) {
   EXPECT_TRUE(moved.Info().meta);
   EXPECT_EQ(frame.resolved, 1);  // Once.
 
-  // Each first access resolves: header parse, CE mark, copy, borrowed(), index.
-  for (int kind = 0; kind < 5; ++kind) {
+  // Each first access resolves: header parse, CE mark, copy, borrowed(), index, Resolve().
+  for (int kind = 0; kind < 6; ++kind) {
     DeferredFrame f;
     Packet q;
     q.bytes.Defer(&DeferredFrame::Resolve, &f);
@@ -395,6 +397,7 @@ TEST(FrameBytesTest, DeferredResolvesOnceAtFirstAccess) {
       }
       case 3: EXPECT_TRUE(q.bytes.borrowed()); break;
       case 4: EXPECT_EQ(q.bytes[0], f.buffer[0]); break;
+      case 5: q.bytes.Resolve(); q.bytes.Resolve(); break;
     }
     EXPECT_EQ(f.resolved, 1) << "access " << kind;
     EXPECT_FALSE(q.bytes.deferred());

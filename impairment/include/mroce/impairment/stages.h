@@ -80,10 +80,23 @@ class ReorderStage : public Stage {
 
  private:
   struct Held {
-    Packet packet;
+    Packet* packet;  // In store_.
     uint32_t passed = 0;
     Time deadline;
   };
+  // A slot of store_ holding `p` (held packets live there: no allocation per hold once warm).
+  Packet* Keep(Packet&& p) {
+    Packet* slot;
+    if (store_free_.empty()) {
+      slot = &store_.emplace_back();
+    } else {
+      slot = store_free_.back();
+      store_free_.pop_back();
+    }
+    *slot = std::move(p);
+    return slot;
+  }
+  void Free(Packet* slot) { store_free_.push_back(slot); }
   [[nodiscard]] uint32_t ScopeKey(const Packet& p) const;
   // A packet of a scope with nothing held: is it the one to hold? (every-th candidate, then the draw)
   bool Select() {
@@ -91,13 +104,18 @@ class ReorderStage : public Stage {
     since_selectable_ = 0;
     return rng_.BernoulliBelow(threshold_);
   }
-  // Another packet of the scope of `it` passed the held one: the held packet if it is due now.
-  std::optional<Packet> CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
+  // Another packet of the scope of `it` passed the held one: the held packet's slot if it is due
+  // now (no longer held: move the packet out, then Free the slot), else nullptr.
+  Packet* CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
   // OnBurst's rarer steps, out of its loop (which keeps its state in registers). `p` is of a scope
   // with a packet held (true; *released: that packet if p's passing made it due) or not (false):
   [[gnu::noinline]] bool PassesHeld(Packet* p, Time now, BurstOut& out, Packet** released);
   // `p` is the packet to hold:
   [[gnu::noinline]] void Hold(Packet* p, Time now, BurstOut& out);
+  // While a packet is held every packet's scope key is read from its frame. Frames the DPDK bridge
+  // hands in are found in their mbufs at the first read (two dependent cache misses each): the
+  // next few are loaded together instead, pkts[0..n).
+  void LoadFrames(Packet* const* pkts, size_t n) const;
   // A packet was held until `deadline`: a wake-up then. One wake-up is pending at a time (the
   // first of wakeups_); the others keep the place in event order their own request would have
   // had (Emitter::ReserveWakeup), so the stage wakes at exactly the instants, and in exactly the
@@ -119,6 +137,8 @@ class ReorderStage : public Stage {
   Params params_;
   sim::Rng rng_;
   std::unordered_map<uint32_t, Held> held_;
+  std::deque<Packet> store_;  // Stable addresses.
+  std::vector<Packet*> store_free_;
   std::deque<PendingWakeup> wakeups_;  // In request order (deadlines never decrease).
   uint64_t threshold_ = 0;  // Rng::BernoulliThreshold(params_.probability).
   uint32_t since_selectable_ = 0;  // Candidates since the last every-th one.
