@@ -37,7 +37,7 @@ bool EcnMarker::Apply(Packet& p, sim::ByteCount queue_bytes, const char* stage, 
   if (ecn == wire::kEcnCe) return false;  // Already CE: nothing to do.
   if (!p.MarkCe()) return false;
   ++marks;
-  p.Note(stage, FateKind::kMarked, static_cast<uint32_t>(queue_bytes > 0xFFFFFFFF ? 0xFFFFFFFF : queue_bytes), now);
+  if (stage != nullptr) p.Note(stage, FateKind::kMarked, static_cast<uint32_t>(queue_bytes > 0xFFFFFFFF ? 0xFFFFFFFF : queue_bytes), now);
   return true;
 }
 

@@ -49,10 +49,16 @@ Stage* Pipeline::Add(std::unique_ptr<Stage> stage) {
   Stage* raw = stage.get();
   auto it = std::upper_bound(stages_.begin(), stages_.end(), raw->position(),
                              [](Position pos, const std::unique_ptr<Stage>& s) { return pos < s->position(); });
+  raw->fate_log_ = fate_log_;
   stages_.insert(it, std::move(stage));
   emitters_.clear();
   for (size_t i = 0; i < stages_.size(); ++i) emitters_.push_back(std::make_unique<StageEmitter>(this, i));
   return raw;
+}
+
+void Pipeline::set_fate_log(bool on) {
+  fate_log_ = on;
+  for (auto& s : stages_) s->fate_log_ = on;
 }
 
 void Pipeline::Push(Packet&& p) { Deliver(0, std::move(p), sim_->Now()); }

@@ -432,16 +432,18 @@ struct BurstRun {
   std::vector<std::string> dropped;  // In drop order.
   bool burst;
   uint64_t id = 1;
-  BurstRun(bool use_burst, bool bench_only) : burst(use_burst) {
+  uint64_t noted = 0;  // Packets out or dropped with a non-empty fate log.
+  // `fates`: the fate log is kept (Pipeline::set_fate_log) and shown in the descriptions.
+  BurstRun(bool use_burst, bool bench_only, bool fates = true) : burst(use_burst) {
     pipeline.set_batch_parking(use_burst);
-    auto describe = [](const Packet& p, Time t) {
+    auto describe = [this, fates](const Packet& p, Time t) {
       std::string bytes(p.bytes.begin(), p.bytes.end());
+      if (!p.notes.empty()) ++noted;
       // A duplicate by its original: fresh ids come from one counter in the order stages make
       // copies, which the burst path changes when two stages duplicate.
       return std::to_string(t.nanos()) + " " + (p.is_duplicate ? "copy" : std::to_string(p.id)) + "/" +
-             std::to_string(p.origin_id) + " " +
-             p.FateString() + " " + std::to_string(std::hash<std::string>()(bytes)) + (p.ce_marked ? " CE" : "") +
-             (p.corrupted ? " X" : "");
+             std::to_string(p.origin_id) + " " + (fates ? p.FateString() + " " : std::string()) +
+             std::to_string(std::hash<std::string>()(bytes)) + (p.ce_marked ? " CE" : "") + (p.corrupted ? " X" : "");
     };
     if (use_burst) {
       pipeline.set_burst_output([this, describe](Packet* const* pkts, size_t n, Time t) {
@@ -454,6 +456,7 @@ struct BurstRun {
       dropped.push_back(s.name() + " " + describe(p, t));
     });
     AddEveryStage(pipeline, bench_only);
+    pipeline.set_fate_log(fates);  // After the stages were added: reaches them too.
   }
   void Go(int bursts) {
     const Time start = sim.Now();
@@ -537,6 +540,29 @@ TEST(BurstPathTest, EveryStageGivesThePerPacketDecisionsAndStatistics) {
   EXPECT_GT(marked, 0u);
   EXPECT_GT(corrupted, 0u);
   EXPECT_GT(blackholed, 0u);
+}
+
+// Without a fate log (the DPDK bridge's pipelines) every stage decides and counts the same; only
+// the notes are missing.
+TEST(BurstPathTest, FateLogOffChangesOnlyTheNotes) {
+  for (bool burst : {false, true}) {
+    BurstRun logged(burst, false), quiet(burst, false, /*fates=*/false);
+    logged.Go(400);
+    quiet.Go(400);
+    EXPECT_GT(logged.noted, 1000u);
+    EXPECT_EQ(quiet.noted, 0u);
+    EXPECT_EQ(logged.Stats(), quiet.Stats());
+    ASSERT_EQ(logged.out.size(), quiet.out.size());
+    EXPECT_EQ(logged.dropped.size(), quiet.dropped.size());
+    // The same packets, times and bytes, with the fates left out of the logged run's descriptions.
+    for (size_t i = 0; i < logged.out.size(); ++i) {
+      const std::string& a = logged.out[i];
+      const std::string& b = quiet.out[i];
+      const size_t head = b.find(' ', b.find(' ') + 1) + 1;  // "time id/origin "
+      ASSERT_EQ(a.substr(0, head), b.substr(0, head)) << i;
+      ASSERT_EQ(a.substr(a.size() - (b.size() - head)), b.substr(head)) << i;
+    }
+  }
 }
 
 // Pipeline packets are reused: the pool stays as large as the most packets alive at once.

@@ -15,7 +15,7 @@ void RateLimitStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     return;
   }
   if (first_arrival_.IsInfinite()) first_arrival_ = now;
-  if (params_.ecn.where == EcnConfig::Where::kEnqueue && marker_.Apply(p, queue_bytes_, name().c_str(), now))
+  if (params_.ecn.where == EcnConfig::Where::kEnqueue && marker_.Apply(p, queue_bytes_, fate_name(), now))
     ++marked_;
   queue_bytes_ += bytes;
   max_queue_bytes_ = std::max(max_queue_bytes_, queue_bytes_);
@@ -29,7 +29,7 @@ void RateLimitStage::StartNext(Time now, Emitter& out) {
   queue_.pop_front();
   Packet& p = on_wire_->packet;
   queue_bytes_ -= static_cast<sim::ByteCount>(p.bytes.size());
-  if (params_.ecn.where == EcnConfig::Where::kDequeue && marker_.Apply(p, queue_bytes_, name().c_str(), now))
+  if (params_.ecn.where == EcnConfig::Where::kDequeue && marker_.Apply(p, queue_bytes_, fate_name(), now))
     ++marked_;
   const sim::ByteCount wire = static_cast<sim::ByteCount>(p.bytes.size()) + params_.overhead_bytes;
   wire_bytes_out_ += wire;
@@ -44,8 +44,7 @@ void RateLimitStage::OnWakeup(Time now, Emitter& out) {
   const Duration waited = now - e.enqueued;
   sum_wait_ns_ += static_cast<double>(waited.nanos());
   last_departure_ = now;
-  e.packet.Note(name().c_str(), FateKind::kRateLimited,
-                static_cast<uint32_t>(std::min<int64_t>(waited.nanos(), 0xFFFFFFFF)), now);
+  NoteFate(e.packet, FateKind::kRateLimited, static_cast<uint32_t>(std::min<int64_t>(waited.nanos(), 0xFFFFFFFF)), now);
   Pass(std::move(e.packet), Duration::Zero(), out);
   StartNext(now, out);
 }

@@ -37,7 +37,7 @@ void DelayStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     // neither the order-preserving nor the reordering bookkeeping below could change anything.
     sum_delay_ns_ += static_cast<double>(params_.base.nanos());
     if (params_.base > Duration::Zero())
-      p.Note(name().c_str(), FateKind::kDelayed, SaturateU32(params_.base.nanos()), now);
+      NoteFate(p, FateKind::kDelayed, SaturateU32(params_.base.nanos()), now);
     Pass(std::move(p), params_.base, out);
     return;
   }
@@ -65,7 +65,7 @@ void DelayStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   }
   const Duration delay = depart - now;
   sum_delay_ns_ += static_cast<double>(delay.nanos());
-  if (delay > Duration::Zero()) p.Note(name().c_str(), FateKind::kDelayed, SaturateU32(delay.nanos()), now);
+  if (delay > Duration::Zero()) NoteFate(p, FateKind::kDelayed, SaturateU32(delay.nanos()), now);
   Pass(std::move(p), delay, out);
 }
 
@@ -78,7 +78,7 @@ void DelayStage::OnBurst(Packet* const* in, size_t n, Time now, BurstOut& out) {
   const Duration base = params_.base;
   sum_delay_ns_ += static_cast<double>(base.nanos()) * static_cast<double>(n);
   const uint32_t detail = SaturateU32(base.nanos());
-  if (base > Duration::Zero()) {
+  if (base > Duration::Zero() && fate_log()) {
     for (size_t i = 0; i < n; ++i) in[i]->Note(name().c_str(), FateKind::kDelayed, detail, now);
   }
   PassAll(in, n, base, out);
@@ -133,7 +133,7 @@ Packet* ReorderStage::CountPassed(std::unordered_map<uint32_t, Held>::iterator i
   if (++h.passed < params_.k) return nullptr;
   ++displaced_;
   displacement_sum_ += h.passed;
-  h.packet->Note(name().c_str(), FateKind::kReordered, h.passed, now);
+  NoteFate(*h.packet, FateKind::kReordered, h.passed, now);
   Packet* due = h.packet;
   held_.erase(it);
   return due;
@@ -221,7 +221,7 @@ void ReorderStage::OnWakeup(Time now, Emitter& out) {
     ++flushed_;
     displacement_sum_ += it->second.passed;
     Packet* slot = it->second.packet;
-    if (it->second.passed > 0) slot->Note(name().c_str(), FateKind::kReordered, it->second.passed, now);
+    if (it->second.passed > 0) NoteFate(*slot, FateKind::kReordered, it->second.passed, now);
     held_.erase(it);
     Pass(std::move(*slot), Duration::Zero(), out);
     Free(slot);
@@ -253,8 +253,8 @@ void DuplicateStage::MakeCopy(Packet& original, Packet& copy, uint64_t copy_id, 
   copy.id = copy_id;
   copy.origin_id = original.id;
   copy.is_duplicate = true;
-  original.Note(name().c_str(), FateKind::kDuplicated, 0, now);
-  copy.Note(name().c_str(), FateKind::kDuplicated, 1, now);
+  NoteFate(original, FateKind::kDuplicated, 0, now);
+  NoteFate(copy, FateKind::kDuplicated, 1, now);
 }
 
 void DuplicateStage::OnPacket(Packet&& p, Time now, Emitter& out) {
@@ -327,7 +327,7 @@ void CorruptStage::OnPacket(Packet&& p, Time now, Emitter& out) {
   p.corrupted = true;
   p.InvalidateInfo();
   ++corrupted_;
-  p.Note(name().c_str(), FateKind::kCorrupted, static_cast<uint32_t>(bit), now);
+  NoteFate(p, FateKind::kCorrupted, static_cast<uint32_t>(bit), now);
   Pass(std::move(p), Duration::Zero(), out);
 }
 

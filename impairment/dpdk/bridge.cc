@@ -60,6 +60,7 @@ Bridge::Bridge(sim::Simulator* sim, const Options& options) : sim_(sim), opt_(op
   for (int d = 0; d < 2; ++d) {
     pipelines_[d] = std::make_unique<Pipeline>(sim_, DirectionName(static_cast<Direction>(d)));
     pipelines_[d]->set_batch_parking(true);  // A burst parked by a delay stage: one event.
+    pipelines_[d]->set_fate_log(false);      // Nothing reads a live packet's fate log.
     pipelines_[d]->set_burst_output([this, d](Packet* const* pkts, size_t n, Time) {
       OnOutput(d, pkts, n);
     });

@@ -43,7 +43,8 @@ class EcnMarker {
   EcnMarker() = default;
   EcnMarker(const EcnConfig& config, sim::Rng rng) : config_(config), rng_(rng) {}
   [[nodiscard]] const EcnConfig& config() const { return config_; }
-  // Decides and, if due, marks `p` (noting kMarked by `stage`). Returns true if the packet was marked.
+  // Decides and, if due, marks `p` (noting kMarked by `stage`; nullptr: no note). Returns true if the
+  // packet was marked.
   bool Apply(Packet& p, sim::ByteCount queue_bytes, const char* stage, Time now);
 
   uint64_t decisions = 0;        // Packets that reached the marker.

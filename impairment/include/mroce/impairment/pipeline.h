@@ -67,6 +67,9 @@ class Pipeline : public sim::EventHandler {
   void set_id_source(std::function<uint64_t()> source) { id_source_ = std::move(source); }
   // See the header comment. Set before the first packet.
   void set_batch_parking(bool on) { batch_parking_ = on; }
+  // Off: the stages add no notes to packets' fate logs (Packet::notes stays empty; decisions and
+  // statistics are the same). For a user that never reads them (the DPDK bridge). On by default.
+  void set_fate_log(bool on);
 
   // Feeds a packet into the first stage at sim->Now().
   void Push(Packet&& p);
@@ -142,6 +145,7 @@ class Pipeline : public sim::EventHandler {
   std::vector<uint32_t> free_parked_;
   size_t parked_count_ = 0;
   bool batch_parking_ = false;
+  bool fate_log_ = true;
   // Batched parking: the group last scheduled (event id 0: none open).
   struct OpenBatch {
     sim::EventId event = 0;

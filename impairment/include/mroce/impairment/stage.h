@@ -234,9 +234,16 @@ class Stage {
     ++packets_out_;
     out.Emit(std::move(p), delay);
   }
+  // Adds to the packet's fate log, unless the pipeline keeps none (Pipeline::set_fate_log).
+  void NoteFate(Packet& p, FateKind kind, uint32_t detail, Time now) const {
+    if (fate_log_) p.Note(name_.c_str(), kind, detail, now);
+  }
+  [[nodiscard]] bool fate_log() const { return fate_log_; }
+  // The stage's name for a fate note, nullptr when no notes are kept.
+  [[nodiscard]] const char* fate_name() const { return fate_log_ ? name_.c_str() : nullptr; }
   void DropIt(Packet&& p, Time now, Emitter& out) {
     ++dropped_;
-    p.Note(name_.c_str(), FateKind::kDropped, 0, now);
+    NoteFate(p, FateKind::kDropped, 0, now);
     out.Drop(std::move(p));
   }
   // The same for OnBurst (counted alike).
@@ -276,7 +283,7 @@ class Stage {
   };
   void DropIt(Packet* p, Time now, BurstOut& out) {
     ++dropped_;
-    p->Note(name_.c_str(), FateKind::kDropped, 0, now);
+    NoteFate(*p, FateKind::kDropped, 0, now);
     out.Drop(p);
   }
 
@@ -290,7 +297,9 @@ class Stage {
 
  private:
   friend class BurstOut;
+  friend class Pipeline;  // Sets fate_log_.
   std::string name_;
+  bool fate_log_ = true;
   Match match_;
   bool match_all_;  // match_.IsAny(): no per-packet check.
 };
