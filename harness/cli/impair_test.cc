@@ -213,7 +213,10 @@ TEST(ImpairCli, BenchQuickSmoke) {
   Outcome o = RunImpair({"--bench", "--quick", "--testpmd", "none", "--json", json}, "", 30);
   SKIP_IF_NO_EAL(o);
   ASSERT_EQ(o.status, 0) << o.out;
-  EXPECT_NE(o.out.find("dpdk-testpmd: not run (disabled)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("dpdk-testpmd, start tx_first 8 (as many frames as our loop; the goals compare with this): not run (disabled)"),
+            std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("dpdk-testpmd, --tx-first (its usual setup, for reference): not run (disabled)"), std::string::npos)
+      << o.out;
   std::ifstream f(json);
   ASSERT_TRUE(f) << json;
   const auto j = nlohmann::json::parse(f);
@@ -228,6 +231,40 @@ TEST(ImpairCli, BenchQuickSmoke) {
   }
   EXPECT_EQ(j.at("ours")[2].at("stage_stats").size(), 8u);  // 4 stages x 2 directions.
   EXPECT_FALSE(j.at("testpmd").at("ran").get<bool>());
+  EXPECT_FALSE(j.at("testpmd_tx_first").at("ran").get<bool>());
+  EXPECT_FALSE(j.contains("ratios"));
+  std::remove(json.c_str());
+}
+
+// With dpdk-testpmd (Debian's dpdk package): both of its loops run and are read, the one the goals
+// compare with holding as many frames as ours (interactive `start tx_first 8`: 2 ports x 8 x 32).
+TEST(ImpairCli, BenchQuickRunsTestpmdWithOurLoopsFrames) {
+  if (access("/usr/bin/dpdk-testpmd", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/dpdk-testpmd (apt-get install dpdk)";
+  const std::string json = TempPath("bench-testpmd.json");
+  Outcome o = RunImpair({"--bench", "--quick", "--json", json}, "", 90);
+  SKIP_IF_NO_EAL(o);
+  ASSERT_EQ(o.status, 0) << o.out;
+  std::ifstream f(json);
+  ASSERT_TRUE(f) << json;
+  const auto j = nlohmann::json::parse(f);
+  const auto& same = j.at("testpmd");
+  const auto& usual = j.at("testpmd_tx_first");
+  ASSERT_TRUE(same.at("ran").get<bool>()) << same.dump() << "\n" << o.out;
+  ASSERT_TRUE(usual.at("ran").get<bool>()) << usual.dump() << "\n" << o.out;
+  EXPECT_EQ(same.at("frames").get<unsigned>(), j.at("setup").at("population").get<unsigned>());
+  EXPECT_EQ(same.at("frames").get<unsigned>(), 512u);
+  EXPECT_EQ(usual.at("frames").get<unsigned>(), 64u);
+  EXPECT_NE(same.at("command").get<std::string>().find("start tx_first 8"), std::string::npos);
+  EXPECT_NE(usual.at("command").get<std::string>().find("--tx-first"), std::string::npos);
+  for (const auto* t : {&same, &usual}) {
+    EXPECT_GT(t->at("mpps").get<double>(), 1.0) << t->dump();
+    EXPECT_GE(t->at("samples_pps").size(), 2u) << t->dump();
+  }
+  // The goals' ratios are against the same-frames run.
+  EXPECT_DOUBLE_EQ(j.at("ratios").at("all_stages_on").get<double>(),
+                   j.at("ours")[2].at("mpps").get<double>() / same.at("mpps").get<double>());
+  EXPECT_TRUE(j.contains("ratios_tx_first"));
+  EXPECT_NE(o.out.find("(goal >= 0.5: "), std::string::npos) << o.out;
   std::remove(json.c_str());
 }
 

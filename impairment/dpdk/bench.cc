@@ -227,7 +227,12 @@ std::vector<double> ParseTestpmdTxPps(const std::string& output) {
   return samples;
 }
 
-TestpmdResult RunTestpmd(const BenchOptions& o) {
+unsigned TestpmdBurstsFor(const BenchOptions& o) {
+  const unsigned per_round = 2u * std::max<unsigned>(o.burst, 1);
+  return std::max(1u, (o.population + per_round / 2) / per_round);
+}
+
+TestpmdResult RunTestpmd(const BenchOptions& o, unsigned tx_first_bursts) {
   TestpmdResult r;
   if (o.testpmd.empty()) {
     r.note = "not run (disabled)";
@@ -237,32 +242,51 @@ TestpmdResult RunTestpmd(const BenchOptions& o) {
     r.note = "not run: " + o.testpmd + " is not an executable (apt-get install dpdk)";
     return r;
   }
-  const std::string prefix = "mroce-testpmd-" + std::to_string(getpid());
+  // Classic (tx_first_bursts 0): --tx-first, one burst per port, statistics every second.
+  // Otherwise interactive: `start tx_first N` sends N bursts per port, and the statistics come
+  // from a `show port stats all` every second (each one's Tx-pps covers the time since the last).
+  const bool interactive = tx_first_bursts > 0;
+  r.frames = 2u * o.burst * (interactive ? tx_first_bursts : 1u);
+  const std::string prefix = "mroce-testpmd-" + std::to_string(getpid()) + (interactive ? "-i" : "");
   std::vector<std::string> args = {o.testpmd, "-l", o.testpmd_lcores, "--no-huge", "--no-pci", "-m", "512",
                                    "--file-prefix", prefix, "--vdev", "net_ring0", "--vdev", "net_ring1",
-                                   "--log-level", "*:error", "--",
-                                   "--forward-mode=macswap", "--tx-first", "--stats-period", "1",
-                                   "--total-num-mbufs=16384", "--burst=" + std::to_string(o.burst)};
+                                   "--log-level", "*:error", "--", "--forward-mode=macswap"};
+  if (interactive) {
+    args.push_back("-i");
+  } else {
+    args.insert(args.end(), {"--tx-first", "--stats-period", "1"});
+  }
+  args.insert(args.end(), {"--total-num-mbufs=16384", "--burst=" + std::to_string(o.burst)});
   for (const std::string& a : args) r.command += (r.command.empty() ? "" : " ") + a;
-  int fds[2];
-  if (pipe(fds) != 0) {
+  if (interactive) r.command += " (stdin: start tx_first " + std::to_string(tx_first_bursts) + "; show port stats all, every second)";
+  int out_pipe[2];
+  int in_pipe[2];
+  if (pipe(out_pipe) != 0) {
+    r.note = "not run: pipe failed";
+    return r;
+  }
+  if (pipe(in_pipe) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
     r.note = "not run: pipe failed";
     return r;
   }
   const pid_t pid = fork();
   if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
+    for (int fd : {out_pipe[0], out_pipe[1], in_pipe[0], in_pipe[1]}) close(fd);
     r.note = "not run: fork failed";
     return r;
   }
   if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    close(fds[0]);
-    close(fds[1]);
+    dup2(out_pipe[1], 1);
+    dup2(out_pipe[1], 2);
+    if (interactive) {
+      dup2(in_pipe[0], 0);
+    } else {
+      const int devnull = open("/dev/null", O_RDONLY);
+      if (devnull >= 0) dup2(devnull, 0);
+    }
+    for (int fd : {out_pipe[0], out_pipe[1], in_pipe[0], in_pipe[1]}) close(fd);
     setpgid(0, 0);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
@@ -270,40 +294,57 @@ TestpmdResult RunTestpmd(const BenchOptions& o) {
     execv(argv[0], argv.data());
     _exit(127);
   }
-  close(fds[1]);
+  close(out_pipe[1]);
+  close(in_pipe[0]);
+  signal(SIGPIPE, SIG_IGN);  // testpmd may exit before reading what we write.
+  auto say = [&](const std::string& line) {
+    if (!interactive) return;
+    const ssize_t n = write(in_pipe[1], line.data(), line.size());
+    (void)n;
+  };
   std::string output;
   const auto start = std::chrono::steady_clock::now();
   // Long enough for EAL start plus the warm-up sample plus `seconds` samples.
   const auto limit = std::chrono::milliseconds(static_cast<int64_t>((o.seconds + 4.0) * 1000));
+  say("start tx_first " + std::to_string(tx_first_bursts) + "\n");
+  auto next_show = start + std::chrono::milliseconds(1000);
   bool eof = false;
   while (!eof && std::chrono::steady_clock::now() - start < limit) {
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{out_pipe[0], POLLIN, 0};
     if (poll(&p, 1, 100) > 0) {
       char buf[4096];
-      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      const ssize_t n = read(out_pipe[0], buf, sizeof(buf));
       if (n <= 0) eof = true;
       else output.append(buf, static_cast<size_t>(n));
     }
+    if (interactive && std::chrono::steady_clock::now() >= next_show) {
+      say("show port stats all\n");
+      next_show += std::chrono::milliseconds(1000);
+    }
   }
-  kill(pid, SIGINT);
+  say("stop\nquit\n");
+  if (!interactive) kill(pid, SIGINT);
   int status = 0;
   bool exited = false;
   for (int i = 0; i < 50 && !exited; ++i) {  // Up to 5 s to shut down cleanly.
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{out_pipe[0], POLLIN, 0};
     if (poll(&p, 1, 100) > 0) {
       char buf[4096];
-      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      const ssize_t n = read(out_pipe[0], buf, sizeof(buf));
       if (n > 0) output.append(buf, static_cast<size_t>(n));
     }
     exited = waitpid(pid, &status, WNOHANG) == pid;
+    if (!exited && interactive && i == 20) kill(pid, SIGINT);
   }
   if (!exited) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
   }
-  close(fds[0]);
+  close(out_pipe[0]);
+  close(in_pipe[1]);
   r.samples = ParseTestpmdTxPps(output);
-  // The first sample includes start-up; use the rest (or the only one there is).
+  // The first sample includes start-up (classic) or has no earlier one to compare with
+  // (interactive: 0); use the rest (or the only one there is).
   std::vector<double> use(r.samples.size() > 1 ? r.samples.begin() + 1 : r.samples.begin(), r.samples.end());
   use.erase(std::remove_if(use.begin(), use.end(), [](double v) { return v <= 0; }), use.end());
   if (use.empty()) {

@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 
+#include "mroce/impairment/dpdk/bench.h"
 #include "mroce/impairment/dpdk/eal.h"
 #include "mroce/impairment/dpdk/profile.h"
 #include "test_frames.h"
@@ -352,6 +353,57 @@ TEST_F(BridgeTest, InspectHeadersParsesEveryFrameOfAnEmptyDirection) {
   const DirectionCounters& dc = bridge_->direction_counters(Direction::kDutToPeer);
   EXPECT_EQ(dc.out, frames.size());
   EXPECT_EQ(dc.inspected_meta, 300u);
+}
+
+// testpmd's statistics as its interactive `show port stats all` prints them (one block per port,
+// the first show with no earlier one to rate against: 0), read as one sample per show.
+TEST(TestpmdOutput, InteractiveShowsAreOneSampleEach) {
+  const std::string out = R"(testpmd> start tx_first 8
+testpmd>
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 0          RX-missed: 0          RX-bytes:  0
+  Throughput (since last show)
+  Rx-pps:            0          Rx-bps:            0
+  Tx-pps:            0          Tx-bps:            0
+  ############################################################################
+
+  ######################## NIC statistics for port 1  ########################
+  Rx-pps:            0          Rx-bps:            0
+  Tx-pps:            0          Tx-bps:            0
+  ############################################################################
+testpmd>
+  ######################## NIC statistics for port 0  ########################
+  Rx-pps:     60800000          Rx-bps:            0
+  Tx-pps:     60812345          Tx-bps:            0
+  ######################## NIC statistics for port 1  ########################
+  Rx-pps:     60800000          Rx-bps:            0
+  Tx-pps:     60700000          Tx-bps:            0
+testpmd>
+  ######################## NIC statistics for port 0  ########################
+  Tx-pps:     61000000          Tx-bps:            0
+  ######################## NIC statistics for port 1  ########################
+  Tx-pps:     61000001          Tx-bps:            0
+testpmd> stop
+)";
+  const std::vector<double> samples = ParseTestpmdTxPps(out);
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0], 0);
+  EXPECT_EQ(samples[1], 60812345.0 + 60700000.0);
+  EXPECT_EQ(samples[2], 122000001.0);
+}
+
+// As many frames in testpmd's loop as in ours: whole bursts per port, at least one.
+TEST(TestpmdOutput, BurstsForThePopulation) {
+  BenchOptions o;
+  EXPECT_EQ(o.population, 512u);
+  EXPECT_EQ(TestpmdBurstsFor(o), 8u);  // 2 ports x 8 x 32 = 512.
+  o.population = 64;
+  EXPECT_EQ(TestpmdBurstsFor(o), 1u);
+  o.population = 10;
+  EXPECT_EQ(TestpmdBurstsFor(o), 1u);
+  o.population = 500;
+  o.burst = 64;
+  EXPECT_EQ(TestpmdBurstsFor(o), 4u);  // 512 frames: the nearest whole number of bursts.
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ struct BenchRow {
 
 struct TestpmdResult {
   bool ran = false;         // It started and gave at least one usable sample.
+  unsigned frames = 0;      // Frames circulating in its loop (2 ports x bursts x burst size).
   double mpps = 0;          // Median of the sums of per-port Tx-pps after the first sample.
   std::vector<double> samples;
   std::string command;
@@ -59,8 +60,14 @@ struct TestpmdResult {
 // Runs the four configurations (EAL must be up). false and *error when a port cannot be made.
 [[nodiscard]] bool RunBridgeBench(const BenchOptions& options, rte_mempool* pool, std::vector<BenchRow>* rows,
                                   std::string* error);
-// Runs dpdk-testpmd for about options.seconds + 2 s and reads its rate.
-[[nodiscard]] TestpmdResult RunTestpmd(const BenchOptions& options);
+// Runs dpdk-testpmd (macswap on the same two net_ring ports) for about options.seconds + 2 s and
+// reads its rate. tx_first_bursts 0: `--tx-first` as usual (one burst per port: 2 x burst frames
+// circulate); N > 0: interactive `start tx_first N` (N bursts per port), e.g. so that as many
+// frames circulate as in the bridge's loop (TestpmdBurstsFor).
+[[nodiscard]] TestpmdResult RunTestpmd(const BenchOptions& options, unsigned tx_first_bursts = 0);
+// The tx_first bursts per port that put options.population frames in testpmd's loop (rounded to
+// whole bursts, at least 1).
+[[nodiscard]] unsigned TestpmdBurstsFor(const BenchOptions& options);
 // Parses testpmd's periodic "NIC statistics for port N" blocks: one sample per period = the sum of
 // the ports' Tx-pps. Returns the samples in order.
 [[nodiscard]] std::vector<double> ParseTestpmdTxPps(const std::string& output);
