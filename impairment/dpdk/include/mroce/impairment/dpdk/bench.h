@@ -1,6 +1,7 @@
 // `mroce-cts impair --bench`: forwarding rate of the bridge on one core over a net_ring loop, with
-// stages off and with loss + duplicate + delay + reorder on, beside dpdk-testpmd (macswap,
-// --tx-first) on a comparable net_ring setup run as a subprocess.
+// stages off and with loss + duplicate + delay + reorder on, beside dpdk-testpmd (macswap) on the
+// same net_ring setup run as a subprocess: with as many frames circulating as our loop (what the
+// goals compare with) and as it usually runs (--tx-first: one burst per port).
 //
 // The loop: two net_ring ports (each a loopback: what is sent on it is received on it). A fixed
 // population of MetaRoCE frames is injected into port 0; the bridge forwards port 0 -> port 1

@@ -4,15 +4,19 @@
 //
 // Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
 // delayed/held packets come due, then receives one burst per port, turns each mbuf into one of the
-// pipeline's reused Packets (Pipeline::NewPacket; its bytes borrow the mbuf's data, FrameBytes, so
-// a stage's CE mark or flipped bit lands in the mbuf; a multi-segment frame is copied and written
-// back; the mbuf rides along in Packet::opaque) and pushes the burst into that direction's
-// Pipeline (Pipeline::PushBurst: the very stage code the simulated fabric runs, one stage at a
-// time over the burst). Whatever the pipeline outputs is transmitted as bursts: an original
-// packet leaves in its own mbuf; a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are freed in
-// bulk. The pipelines use batched parking (Pipeline::set_batch_parking: same decisions, one
-// simulator event per delayed burst instead of per packet). A direction with no stages forwards its mbufs untouched (no Packet at all) unless
-// Options::force_packet_path (with Options::inspect_headers it reads every frame's headers first).
+// pipeline's reused Packets (Pipeline::NewPacket; the mbuf rides along in Packet::opaque) and
+// pushes the burst into that direction's Pipeline (Pipeline::PushBurst: the very stage code the
+// simulated fabric runs, one stage at a time over the burst). The mbuf is not read on receipt: a
+// packet's bytes are found in it when a stage first reads them (FrameBytes::Defer; then they
+// borrow the mbuf's data, so a stage's CE mark or flipped bit lands in the mbuf; a multi-segment
+// frame is copied and written back), so a frame that stages only count, drop, hold, delay or pass
+// on is never touched. Whatever the pipeline outputs is transmitted as bursts: an original packet
+// leaves in its own mbuf; a duplicate gets a fresh mbuf from the pool. Dropped packets' mbufs are
+// freed in bulk. The pipelines use batched parking (Pipeline::set_batch_parking: same decisions,
+// one simulator event per delayed burst instead of per packet) and keep no fate log
+// (Pipeline::set_fate_log: nothing reads a live packet's notes). A direction with no stages
+// forwards its mbufs untouched (no Packet at all) unless Options::force_packet_path (with
+// Options::inspect_headers it reads every frame's headers first).
 #pragma once
 
 #include <array>
