@@ -292,9 +292,10 @@ class ImpairCommand : public Command {
     o.testpmd_lcores = testpmd_lcores_;
     std::vector<dp::BenchRow> rows;
     std::string e;
+    const unsigned tx_first_frames = 2u * o.burst;
     out << "mroce-cts impair --bench: net_ring loop (2 loopback ring ports, frames circulate port0 -> port1 -> port0), "
-        << "1 core, burst " << o.burst << ", " << o.population << " frames of " << dp::BenchFrameSize()
-        << " B in flight, " << o.seconds
+        << "1 core, burst " << o.burst << ", frames of " << dp::BenchFrameSize() << " B in flight: " << tx_first_frames
+        << " without stages (testpmd --tx-first's loop), " << o.population << " with all stages on; " << o.seconds
         << " s per configuration" << (quick_ ? " (--quick: smoke test)" : "") << "\n";
     out.flush();
     if (!dp::RunBridgeBench(o, pool, &rows, &e)) {
@@ -302,26 +303,27 @@ class ImpairCommand : public Command {
       return harness::kExitHarnessError;
     }
     for (const auto& r : rows) {
-      out << "  " << r.name << ": " << Fmt("%.2f", r.mpps) << " Mpps (" << r.packets
-          << " frames in " << Fmt("%.2f", r.seconds) << " s; " << r.description << ")\n";
+      out << "  " << r.name << ": " << Fmt("%.2f", r.mpps) << " Mpps (" << r.frames << " frames circulating; "
+          << r.packets << " frames in " << Fmt("%.2f", r.seconds) << " s; " << r.description << ")\n";
       for (const auto& s : r.stage_stats) out << "      " << s << "\n";
     }
     out.flush();
-    // testpmd twice: with as many frames circulating as the bridge's loop (the comparison the goals
-    // use: the same loop, so the same cache and TLB footprint of the frames), and as it usually
-    // runs (--tx-first: one burst per port), for reference.
+    // testpmd twice: as it usually runs (--tx-first: one burst per port, the loop of our rows without
+    // stages) and with as many frames as the all-stages loop (interactive start tx_first N). Each of
+    // our rows is compared with the run whose loop has its number of frames: that alone changes a
+    // forwarder's rate (the frames' cache lines and pages).
     const unsigned bursts = dp::TestpmdBurstsFor(o);
-    const dp::TestpmdResult same = dp::RunTestpmd(o, bursts);
     const dp::TestpmdResult usual = dp::RunTestpmd(o, 0);
+    const dp::TestpmdResult big = dp::RunTestpmd(o, bursts);
     nlohmann::ordered_json j;
     j["command"] = std::string("mroce-cts impair --bench") + (quick_ ? " --quick" : "");
     j["setup"] = {{"loop", "2 net_ring loopback ports"}, {"burst", o.burst}, {"population", o.population},
-                  {"frame_bytes", dp::BenchFrameSize()},
+                  {"population_without_stages", tx_first_frames}, {"frame_bytes", dp::BenchFrameSize()},
                   {"seconds", o.seconds}, {"cores", 1}};
     j["ours"] = nlohmann::ordered_json::array();
     for (const auto& r : rows) {
-      j["ours"].push_back({{"name", r.name}, {"description", r.description}, {"mpps", r.mpps}, {"packets", r.packets},
-                           {"seconds", r.seconds}, {"stage_stats", r.stage_stats}});
+      j["ours"].push_back({{"name", r.name}, {"description", r.description}, {"frames", r.frames}, {"mpps", r.mpps},
+                           {"packets", r.packets}, {"seconds", r.seconds}, {"stage_stats", r.stage_stats}});
     }
     auto testpmd_json = [](const dp::TestpmdResult& t) {
       nlohmann::ordered_json tj = {{"ran", t.ran}, {"frames", t.frames}, {"command", t.command}, {"note", t.note},
@@ -329,8 +331,8 @@ class ImpairCommand : public Command {
       if (t.ran) tj["mpps"] = t.mpps;
       return tj;
     };
-    j["testpmd"] = testpmd_json(same);
     j["testpmd_tx_first"] = testpmd_json(usual);
+    j["testpmd_same_frames_as_all_stages"] = testpmd_json(big);
     auto describe = [&](const dp::TestpmdResult& t, const std::string& what) {
       if (!t.ran) {
         out << "  dpdk-testpmd, " << what << ": " << t.note << "\n";
@@ -339,28 +341,54 @@ class ImpairCommand : public Command {
       out << "  dpdk-testpmd macswap, " << what << ": " << Fmt("%.2f", t.mpps) << " Mpps (" << t.frames
           << " frames circulating; " << t.note << ")\n    " << t.command << "\n";
     };
-    describe(same, "start tx_first " + std::to_string(bursts) + " (as many frames as our loop; the goals compare with this)");
-    describe(usual, "--tx-first (its usual setup, for reference)");
-    if (same.ran) {
-      const double off = rows[0].mpps / same.mpps, off_pkt = rows[1].mpps / same.mpps, on = rows[2].mpps / same.mpps,
-                   ptr = rows[3].mpps / same.mpps;
-      out << "  ratio stages off (headers parsed) / testpmd: " << Fmt("%.2f", off)
-          << " (goal >= 0.8: " << (off >= 0.8 ? "met" : "MISSED") << ")\n"
-          << "  ratio stages off (Packet path) / testpmd: " << Fmt("%.2f", off_pkt) << "\n"
-          << "  ratio all stages on / testpmd: " << Fmt("%.2f", on) << " (goal >= 0.5: " << (on >= 0.5 ? "met" : "MISSED")
-          << ")\n"
-          << "  ratio pointer forwarding / testpmd: " << Fmt("%.2f", ptr)
-          << " (not compared with a goal: no frame is read)\n";
-      j["ratios"] = {{"stages_off", off}, {"stages_off_packet_path", off_pkt}, {"all_stages_on", on},
-                     {"pointer_forwarding_not_compared", ptr}};
-    } else {
-      out << "  (no ratio: testpmd with our loop's frames did not run)\n";
+    describe(usual, "--tx-first");
+    describe(big, "start tx_first " + std::to_string(bursts) + " (as many frames as the all-stages loop)");
+    // The testpmd run with a row's number of frames (nullptr: none ran).
+    auto baseline = [&](const dp::BenchRow& r) -> const dp::TestpmdResult* {
+      for (const dp::TestpmdResult* t : {&usual, &big})
+        if (t->ran && t->frames == r.frames) return t;
+      return nullptr;
+    };
+    struct Compared {
+      const char* key;
+      const char* label;
+      double goal;  // 0: none.
+    };
+    const Compared compared[4] = {{"stages_off", "stages off (headers parsed)", 0.8},
+                                  {"stages_off_packet_path", "stages off (Packet path)", 0},
+                                  {"all_stages_on", "all stages on", 0.5},
+                                  {"pointer_forwarding_not_compared", "pointer forwarding", 0}};
+    nlohmann::ordered_json ratios = nlohmann::ordered_json::object(), other = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < rows.size() && i < 4; ++i) {
+      const dp::TestpmdResult* t = baseline(rows[i]);
+      if (t == nullptr) {
+        out << "  ratio " << compared[i].label << ": none (testpmd with " << rows[i].frames << " frames did not run)\n";
+        continue;
+      }
+      const double ratio = rows[i].mpps / t->mpps;
+      ratios[compared[i].key] = ratio;
+      out << "  ratio " << compared[i].label << " / testpmd, both " << rows[i].frames << " frames: " << Fmt("%.2f", ratio);
+      if (compared[i].goal > 0) {
+        out << " (goal >= " << Fmt("%.1f", compared[i].goal) << ": " << (ratio >= compared[i].goal ? "met" : "MISSED") << ")";
+      } else if (i == 3) {
+        out << " (not compared with a goal: no frame is read)";
+      }
+      out << "\n";
+      // For reference: against the other testpmd loop.
+      const dp::TestpmdResult* o2 = t == &usual ? &big : &usual;
+      if (o2->ran) other[compared[i].key] = {{"testpmd_frames", o2->frames}, {"ratio", rows[i].mpps / o2->mpps}};
     }
-    if (usual.ran) {
-      const double off = rows[0].mpps / usual.mpps, on = rows[2].mpps / usual.mpps;
-      out << "  against testpmd --tx-first (" << usual.frames << " frames circulating, not the goals' comparison): stages off "
-          << Fmt("%.2f", off) << ", all stages on " << Fmt("%.2f", on) << "\n";
-      j["ratios_tx_first"] = {{"stages_off", off}, {"all_stages_on", on}};
+    j["ratios"] = ratios;
+    j["ratios_against_the_other_testpmd_loop"] = other;
+    if (!other.empty()) {
+      out << "  for reference, against the testpmd loop of the other size:";
+      bool first = true;
+      for (const auto& [key, v] : other.items()) {
+        out << (first ? " " : ", ") << key << " " << Fmt("%.2f", v["ratio"].get<double>()) << " ("
+            << v["testpmd_frames"].get<unsigned>() << " frames)";
+        first = false;
+      }
+      out << "\n";
     }
     if (!json_.empty()) {
       std::ofstream f(json_);

@@ -9,6 +9,12 @@
 // replaced (and duplicates counted) so the population stays constant. The figure is frames
 // transmitted by both ports per second of the loop core, the same quantity as the sum of
 // testpmd's per-port Tx-pps.
+//
+// Each row is compared with testpmd running a loop of the same size, since the number of frames
+// circulating alone changes a forwarder's rate (their cache lines and pages): the rows without
+// stages circulate 2 x burst frames, exactly testpmd --tx-first's loop (one burst per port); the
+// all-stages row needs `population` (its 2 us delay holds ~130 frames at ~65 Mpps) and is compared
+// with testpmd given as many (interactive `start tx_first N`).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +31,7 @@ struct BenchOptions {
   double seconds = 3.0;          // Measured time per configuration.
   double warmup = 0.3;           // Not measured.
   uint16_t burst = 32;
-  unsigned population = 512;     // Frames circulating in the loop.
+  unsigned population = 512;     // Frames circulating in the all-stages loop (the others: 2 x burst).
   uint64_t seed = 1;
   std::string testpmd = "/usr/bin/dpdk-testpmd";  // Empty: do not run it.
   std::string testpmd_lcores = "0,1";             // Main lcore + one forwarding lcore.
@@ -40,6 +46,7 @@ struct BenchRow {
   double mpps = 0;
   uint64_t packets = 0;     // Frames transmitted in the measured window.
   double seconds = 0;
+  unsigned frames = 0;      // Frames circulating in this row's loop.
   uint64_t injected = 0;    // Frames injected (population + replacements).
   std::vector<std::string> stage_stats;  // StageStats::ToString of every stage.
 };
@@ -66,8 +73,8 @@ struct TestpmdResult {
 // circulate); N > 0: interactive `start tx_first N` (N bursts per port), e.g. so that as many
 // frames circulate as in the bridge's loop (TestpmdBurstsFor).
 [[nodiscard]] TestpmdResult RunTestpmd(const BenchOptions& options, unsigned tx_first_bursts = 0);
-// The tx_first bursts per port that put options.population frames in testpmd's loop (rounded to
-// whole bursts, at least 1).
+// The tx_first bursts per port that put options.population frames (the all-stages loop's) in
+// testpmd's loop (rounded to whole bursts, at least 1).
 [[nodiscard]] unsigned TestpmdBurstsFor(const BenchOptions& options);
 // Parses testpmd's periodic "NIC statistics for port N" blocks: one sample per period = the sum of
 // the ports' Tx-pps. Returns the samples in order.
