@@ -66,6 +66,12 @@ bool Packet::MarkCe() {
   return true;
 }
 
+void PacketPool::Grow() {
+  chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+  Packet* chunk = chunks_.back().get();
+  for (size_t i = kChunk; i-- > 0;) free_.push_back(chunk + i);  // The chunk's first is taken first.
+}
+
 std::string Packet::FateString() const {
   std::string s;
   for (int i = 0; i < notes.size(); ++i) {

@@ -30,19 +30,12 @@ class Pipeline::StageEmitter : public Emitter {
 Pipeline::Pipeline(sim::Simulator* sim, std::string name) : sim_(sim), name_(std::move(name)) {}
 Pipeline::~Pipeline() = default;
 
-void Pipeline::Grow() {
-  arena_.push_back(std::make_unique<Packet[]>(kArenaChunk));
-  Packet* chunk = arena_.back().get();
-  for (size_t i = kArenaChunk; i-- > 0;) free_packets_.push_back(chunk + i);  // The first one is taken first.
-}
-
 void Pipeline::ScheduleWakeup(size_t stage_index, Time at) {
   sim_->Schedule(std::max(at, sim_->Now()), this, kWakeupBit | stage_index);
 }
 
 void Pipeline::ScheduleReservedWakeup(size_t stage_index, Time at, uint64_t ticket) {
-  if (ticket == 0) ScheduleWakeup(stage_index, at);
-  else sim_->ScheduleReserved(at, ticket, this, kWakeupBit | stage_index);
+  sim_->ScheduleReserved(at, ticket, this, kWakeupBit | stage_index);
 }
 
 Stage* Pipeline::Add(std::unique_ptr<Stage> stage) {
@@ -135,7 +128,7 @@ void Pipeline::OnEvent(Time now, uint64_t arg) {
     g.packets.clear();
     free_parked_.push_back(group);
     Deliver(next, std::move(*p), now);  // A stage that keeps it moves it out.
-    free_packets_.push_back(p);
+    pool_.Give(p);
     return;
   }
   // The batch goes on as one burst (its packets share the time and the next stage). The group
@@ -177,14 +170,14 @@ void Pipeline::RunBurst(size_t first_stage, Time now) {
   } else if (output_) {
     for (Packet* p : *cur) output_(std::move(*p), now);
   }
-  free_packets_.insert(free_packets_.end(), cur->begin(), cur->end());
+  pool_.Give(cur->data(), cur->size());
   cur->clear();
   --burst_depth_;
 }
 
 void Pipeline::DropHandle(size_t stage_index, Packet* p, Time now) {
   NotifyDrop(stage_index, std::move(*p), now);
-  free_packets_.push_back(p);
+  pool_.Give(p);
 }
 
 // ----- BurstOut -------------------------------------------------------------------------------

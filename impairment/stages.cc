@@ -114,7 +114,7 @@ void ReorderStage::OnPacket(Packet&& p, Time now, Emitter& out) {
     Pass(std::move(p), Duration::Zero(), out);
     if (Packet* due = CountPassed(it, now)) {
       Pass(std::move(*due), Duration::Zero(), out);
-      Free(due);
+      store_.Give(due);
     }
     return;
   }
@@ -190,7 +190,7 @@ bool ReorderStage::PassesHeld(Packet* p, Time now, BurstOut& out, Packet** relea
   if (it == held_.end()) return false;
   if (Packet* due = CountPassed(it, now)) {
     *released = out.Adopt(std::move(*due));
-    Free(due);
+    store_.Give(due);
   }
   return true;
 }
@@ -224,7 +224,7 @@ void ReorderStage::OnWakeup(Time now, Emitter& out) {
     if (it->second.passed > 0) NoteFate(*slot, FateKind::kReordered, it->second.passed, now);
     held_.erase(it);
     Pass(std::move(*slot), Duration::Zero(), out);
-    Free(slot);
+    store_.Give(slot);
   }
   if (!pending_came) return;
   // Forget the wake-ups that would release nothing: before the first deadline still held, and

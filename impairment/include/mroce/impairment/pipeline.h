@@ -31,7 +31,6 @@
 #define MROCE_IMPAIRMENT_PIPELINE_H_
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -82,11 +81,11 @@ class Pipeline : public sim::EventHandler {
     p->Renew(id, ingress, direction, src_host, dst_host, opaque);
     return p;
   }
-  void ReleasePacket(Packet* p) { free_packets_.push_back(p); }
+  void ReleasePacket(Packet* p) { pool_.Give(p); }
   // The packet the NewPacket call `ahead` calls from now will most likely return (nullptr: none
   // known yet), for prefetching it.
   [[nodiscard]] const Packet* UpcomingPacket(size_t ahead) const {
-    return ahead < free_packets_.size() ? free_packets_[free_packets_.size() - 1 - ahead] : nullptr;
+    return pool_.Upcoming(ahead);
   }
   // Feeds pkts[0..n), all from NewPacket, into the first stage at sim->Now(); the pipeline owns
   // them again afterwards (the output and drop callbacks get them as Packet&&, then they are reused).
@@ -100,7 +99,7 @@ class Pipeline : public sim::EventHandler {
   // Packets parked in delay slots (in flight inside the pipeline).
   [[nodiscard]] size_t parked() const { return parked_count_; }
   // Packet objects the pipeline has made for NewPacket/parking (a high-water mark, not a leak).
-  [[nodiscard]] size_t packets_made() const { return arena_.size() * kArenaChunk; }
+  [[nodiscard]] size_t packets_made() const { return pool_.made(); }
 
   void OnEvent(Time now, uint64_t arg) override;
 
@@ -110,12 +109,7 @@ class Pipeline : public sim::EventHandler {
   void Deliver(size_t stage_index, Packet&& p, Time now);
   void Park(size_t next_stage, Packet&& p, Time at);
   void ParkHandle(size_t next_stage, Packet* p, Time at);
-  Packet* Alloc() {
-    if (free_packets_.empty()) [[unlikely]] Grow();
-    Packet* p = free_packets_.back();
-    free_packets_.pop_back();
-    return p;
-  }
+  Packet* Alloc() { return pool_.Take(); }
   // Parks pkts[0..n) for the same time and next stage (one group with batched parking).
   void ParkHandles(size_t next_stage, Packet* const* pkts, size_t n, Time at);
   // The input buffer of a burst at the current nesting depth; RunBurst runs it.
@@ -127,7 +121,7 @@ class Pipeline : public sim::EventHandler {
     if (on_drop_) on_drop_(std::move(p), *stages_[stage_index], now);
   }
   void ScheduleWakeup(size_t stage_index, Time at);
-  // A ticket of 0 (none reserved): ScheduleWakeup.
+  // `ticket` from sim_->ReserveId().
   void ScheduleReservedWakeup(size_t stage_index, Time at, uint64_t ticket);
   uint64_t NextPacketId() { return id_source_ ? id_source_() : local_ids_++; }
 
@@ -138,7 +132,7 @@ class Pipeline : public sim::EventHandler {
   // Parked packets: one group per simulator event (one packet, or a batch with batched parking);
   // groups and their vectors are reused.
   struct Parked {
-    PacketList packets;  // From arena_.
+    PacketList packets;  // From pool_.
     uint32_t next_stage = 0;
   };
   std::vector<Parked> parked_;
@@ -154,11 +148,7 @@ class Pipeline : public sim::EventHandler {
     uint32_t group = 0;
   } open_batch_;
   // Packet objects with stable addresses (parked packets and the burst path's packets).
-  // Made kArenaChunk at a time, side by side (fewer pages and cache sets than one allocation each).
-  static constexpr size_t kArenaChunk = 32;
-  void Grow();
-  std::vector<std::unique_ptr<Packet[]>> arena_;
-  std::vector<Packet*> free_packets_;
+  PacketPool pool_;
   // Burst path: an input and an output buffer per nesting depth (an output callback may push again).
   std::vector<std::unique_ptr<std::array<PacketList, 2>>> burst_bufs_;
   size_t burst_depth_ = 0;

@@ -80,23 +80,16 @@ class ReorderStage : public Stage {
 
  private:
   struct Held {
-    Packet* packet;  // In store_.
+    Packet* packet;  // From store_ (no allocation per hold once warm).
     uint32_t passed = 0;
     Time deadline;
   };
-  // A slot of store_ holding `p` (held packets live there: no allocation per hold once warm).
+  // An object of store_ holding `p`.
   Packet* Keep(Packet&& p) {
-    Packet* slot;
-    if (store_free_.empty()) {
-      slot = &store_.emplace_back();
-    } else {
-      slot = store_free_.back();
-      store_free_.pop_back();
-    }
+    Packet* slot = store_.Take();
     *slot = std::move(p);
     return slot;
   }
-  void Free(Packet* slot) { store_free_.push_back(slot); }
   [[nodiscard]] uint32_t ScopeKey(const Packet& p) const;
   // A packet of a scope with nothing held: is it the one to hold? (every-th candidate, then the draw)
   bool Select() {
@@ -104,8 +97,8 @@ class ReorderStage : public Stage {
     since_selectable_ = 0;
     return rng_.BernoulliBelow(threshold_);
   }
-  // Another packet of the scope of `it` passed the held one: the held packet's slot if it is due
-  // now (no longer held: move the packet out, then Free the slot), else nullptr.
+  // Another packet of the scope of `it` passed the held one: the held packet if it is due now (no
+  // longer held: move it out, then give the object back to store_), else nullptr.
   Packet* CountPassed(std::unordered_map<uint32_t, Held>::iterator it, Time now);
   // OnBurst's rarer steps, out of its loop (which keeps its state in registers). `p` is of a scope
   // with a packet held (true; *released: that packet if p's passing made it due) or not (false):
@@ -123,22 +116,17 @@ class ReorderStage : public Stage {
   // could release nothing (their packet left early and no later one can be due by then).
   template <class Out>
   void AskWakeup(Time deadline, Out& out) {
-    if (wakeups_.empty()) {
-      out.RequestWakeup(deadline);
-      wakeups_.push_back({deadline, 0});
-    } else {
-      wakeups_.push_back({deadline, out.ReserveWakeup()});
-    }
+    wakeups_.push_back({deadline, out.ReserveWakeup()});
+    if (wakeups_.size() == 1) out.RequestReservedWakeup(deadline, wakeups_.front().ticket);
   }
   struct PendingWakeup {
     Time at;
-    uint64_t ticket;  // From ReserveWakeup (0: requested at once).
+    uint64_t ticket;  // From ReserveWakeup.
   };
   Params params_;
   sim::Rng rng_;
   std::unordered_map<uint32_t, Held> held_;
-  std::deque<Packet> store_;  // Stable addresses.
-  std::vector<Packet*> store_free_;
+  PacketPool store_;  // Held packets.
   std::deque<PendingWakeup> wakeups_;  // In request order (deadlines never decrease).
   uint64_t threshold_ = 0;  // Rng::BernoulliThreshold(params_.probability).
   uint32_t since_selectable_ = 0;  // Candidates since the last every-th one.
