@@ -32,7 +32,10 @@ Result<MemoryRegion> MemoryRegionTable::Register(uint8_t* buffer, uint64_t lengt
   if (s.generation == 0) s.generation = 1;
   s.live = true;
   s.base = buffer;
-  s.mr.va = reinterpret_cast<uint64_t>(buffer);
+  // Never the host pointer (ASLR would make every run's packets differ): VAs come from a counter,
+  // each region at the previous one's end rounded up to 4 KiB plus a 4 KiB gap.
+  s.mr.va = next_auto_va_;
+  next_auto_va_ = (s.mr.va + length + kVaAlign - 1) / kVaAlign * kVaAlign + kVaAlign;
   s.mr.rkey = s.generation << kIndexBits | static_cast<uint32_t>(index);
   s.mr.lkey = s.mr.rkey;
   s.mr.length = length;

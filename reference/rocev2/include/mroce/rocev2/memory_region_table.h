@@ -16,7 +16,7 @@ enum AccessFlags : uint32_t {
 };
 
 struct MemoryRegion {
-  uint64_t va = 0;      // the buffer's address, as verbs exposes it
+  uint64_t va = 0;      // virtual address the peer uses (deterministic, not the host pointer)
   uint32_t rkey = 0;
   uint32_t lkey = 0;    // equals rkey here
   uint64_t length = 0;  // bytes
@@ -26,6 +26,8 @@ struct MemoryRegion {
 class MemoryRegionTable {
  public:
   static constexpr size_t kMaxRegions = 4096;
+  static constexpr uint64_t kFirstAutoVa = 0x10000000;
+  static constexpr uint64_t kVaAlign = 4096;
 
   // Registers [buffer, buffer+length). Fails when the table is full or length is 0.
   Result<MemoryRegion> Register(uint8_t* buffer, uint64_t length, uint32_t access);
@@ -49,6 +51,7 @@ class MemoryRegionTable {
   };
   std::vector<Slot> slots_;
   size_t live_ = 0;
+  uint64_t next_auto_va_ = kFirstAutoVa;
 };
 
 }  // namespace mroce::rocev2
