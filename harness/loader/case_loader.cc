@@ -644,7 +644,10 @@ class CaseParser {
         if (body["within"]) DurationAt(body["within"], Join(bp, "within"), &s.within);
         if (body["match"]) s.match = ParseFields(body["match"], Join(bp, "match"), /*literal_only=*/false);
         if (body["free"]) {
-          if (auto l = r_.StringList(body["free"], Join(bp, "free"))) s.free = *l;
+          if (auto l = r_.StringList(body["free"], Join(bp, "free"))) {
+            s.free = *l;
+            for (size_t k = 0; k < l->size(); ++k) CheckFieldName(body["free"][k], Index(Join(bp, "free"), k), (*l)[k]);
+          }
         }
         if (body["absent"]) if (auto b = r_.Bool(body["absent"], Join(bp, "absent"))) s.absent = *b;
         out->push_back(std::move(s));
@@ -702,6 +705,14 @@ class CaseParser {
       if (!options_.known_checks.empty() && !c.name.empty() && options_.known_checks.count(c.name) == 0) {
         r_.Error(item.IsScalar() ? item : item["name"], item.IsScalar() ? p : Join(p, "name"),
                  "unknown check '" + c.name + "'");
+      } else if (auto schema = options_.check_params.find(c.name); schema != options_.check_params.end()) {
+        if (auto bad = CheckParams(schema->second, c.params)) {
+          // At the offending value when there is one, else at the check.
+          const YAML::Node params = item.IsMap() ? item["params"] : YAML::Node();
+          const bool at_value = !bad->first.empty() && params && params.IsMap() && params[bad->first];
+          r_.Error(at_value ? params[bad->first] : item, at_value ? Join(Join(p, "params"), bad->first) : p,
+                   "check '" + c.name + "': " + bad->second);
+        }
       }
       out->push_back(std::move(c));
     }

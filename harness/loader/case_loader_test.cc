@@ -329,6 +329,38 @@ TEST(CaseLoaderOptions, UnknownCheckStageAndField) {
                  6, 22, "script[0].expect.match.ack.epsm", "unknown field 'ack.epsm'", o);
 }
 
+TEST(CaseLoaderOptions, CheckParametersAreValidatedAgainstTheirSchemaWhereTheyStand) {
+  LoaderOptions o;
+  o.known_checks = {"counter", "no-spurious-retransmissions"};
+  o.check_params["counter"] = {{"name", ParamSpec::Type::kString, 0, 0, true, "a counter name"},
+                               {"min", ParamSpec::Type::kInteger, 0}};
+  o.check_params["no-spurious-retransmissions"] = {{"max_fraction", ParamSpec::Type::kNumber, 0, 1}};
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\n";
+  ExpectOneError(head + "checks:\n  - {name: counter, params: {name: crc_errors, mni: 1}}\n", 7, 53, "checks[0].params.mni",
+                 "check 'counter': unknown parameter 'mni' (known: name, min)", o);
+  ExpectOneError(head + "checks:\n  - {name: counter, params: {min: 1}}\n", 7, 5, "checks[0]",
+                 "check 'counter': missing required parameter 'name' (a counter name)", o);
+  ExpectOneError(head + "checks:\n  - {name: counter, params: {name: crc_errors, min: \"1\"}}\n", 7, 53,
+                 "checks[0].params.min", "check 'counter': must be an integer, got the string \"1\"", o);
+  for (const char* bad : {"2.0", "-0.5", ".nan"}) {
+    auto r = LoadCaseString(head + "checks:\n  - {name: no-spurious-retransmissions, params: {max_fraction: " + bad + "}}\n",
+                            "case.yaml", o);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.ErrorText().find("case.yaml:7:"), std::string::npos) << r.ErrorText();
+    EXPECT_NE(r.ErrorText().find("max_fraction"), std::string::npos) << r.ErrorText();
+  }
+  EXPECT_TRUE(LoadCaseString(head + "checks:\n  - {name: no-spurious-retransmissions, params: {max_fraction: 0.25}}\n",
+                             "case.yaml", o).ok());
+}
+
+TEST(CaseLoaderOptions, FreeFieldsOfAnExpectStepMustBeKnownFields) {
+  LoaderOptions o;
+  o.known_fields = {"ack.epsn", "ack.ack_delay"};
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n"
+                 "  - expect: {match: {ack.epsn: 1}, free: [ack.ack_delay, ack.ack_dleay]}\n",
+                 6, 58, "script[0].expect.free[1]", "unknown field 'ack.ack_dleay'", o);
+}
+
 // --- directories -------------------------------------------------------------------------------
 
 TEST(CaseDir, SortedById) {

@@ -6,6 +6,7 @@
 // files). Loading continues after an error so one pass reports all of a file's problems.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "mroce/harness/case.h"
 #include "mroce/harness/catalog.h"
 #include "mroce/harness/diagnostic.h"
+#include "mroce/harness/param_spec.h"
 
 namespace mroce::harness {
 
@@ -24,6 +26,9 @@ struct LoaderOptions {
   std::set<std::string> known_checks;
   std::set<std::string> known_stages;
   std::set<std::string> known_fields;
+  // Parameter schemas of the checks by name: a case's check parameters are validated against them
+  // (unknown, missing, wrong type, out of range, nan), each error at the value's location.
+  std::map<std::string, std::vector<ParamSpec>> check_params;
 };
 
 // `file_name` is used in diagnostics only.
