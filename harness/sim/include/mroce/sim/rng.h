@@ -83,6 +83,36 @@ class Rng {
   uint64_t index_ = 0;
 };
 
+// Seeds a case derives from its run seed, one function per use, so that every runner (end-to-end,
+// scripted, benchmarks) gives a part the same seed and no file keeps its own copy of the mixing.
+namespace seeds {
+
+// One SplitMix64 step: the finaliser over x plus the golden gamma.
+[[nodiscard]] constexpr uint64_t SplitMix(uint64_t x) { return Mix64(x + 0x9e3779b97f4a7c15ULL); }
+// The fabric's ECMP hash key.
+[[nodiscard]] constexpr uint32_t Ecmp(uint64_t run_seed) { return static_cast<uint32_t>(SplitMix(run_seed)); }
+// The seed handed to the device at `host` (HostConfig::seed).
+[[nodiscard]] constexpr uint64_t Host(uint64_t run_seed, int host) {
+  return SplitMix(run_seed * 1000003ULL + static_cast<uint64_t>(host));
+}
+// Start state of the byte pattern of workload message `message` (a function of seed and message
+// only, so a misplaced packet shows in the read-back).
+[[nodiscard]] constexpr uint64_t MessagePattern(uint64_t run_seed, uint64_t message) {
+  return SplitMix(run_seed ^ SplitMix(message + 1));
+}
+// Start state of the scripted peer's DUT buffer contents.
+[[nodiscard]] constexpr uint64_t ScriptBuffer(uint64_t run_seed) { return SplitMix(run_seed ^ 0x5c21); }
+
+// Fills `size` bytes from a pattern state: each 8 bytes are the next SplitMix step, little endian.
+constexpr void FillPattern(uint8_t* out, uint64_t size, uint64_t state) {
+  for (uint64_t i = 0; i < size; i += 8) {
+    state = SplitMix(state);
+    for (uint64_t b = 0; b < 8 && i + b < size; ++b) out[i + b] = static_cast<uint8_t>(state >> (8 * b));
+  }
+}
+
+}  // namespace seeds
+
 }  // namespace mroce::sim
 
 #endif  // MROCE_SIM_RNG_H_
