@@ -98,7 +98,7 @@ Run Simulate(const harness::Case& c, const Protocol& p, const BenchOptions& o, i
   if (o.progress) {
     *o.progress << "  " << c.id << " [" << p.name << "]: " << r.wall_seconds << " s host, "
                 << r.rec.fabric.sim_events << " events"
-                << (r.rec.setup_error.empty() ? "" : ", setup error: " + r.rec.setup_error)
+                << (r.rec.harness_error.empty() ? "" : ", setup error: " + r.rec.harness_error)
                 << (r.rec.dut_error.empty() ? "" : ", DUT error: " + r.rec.dut_error) << "\n";
     o.progress->flush();
   }

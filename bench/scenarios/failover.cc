@@ -89,8 +89,8 @@ Report RunFailover(const BenchOptions& o) {
     Series s{std::string(p.name) + " Gb/s per RTT", {}};
     for (size_t b = 0; b < per_rtt.size(); ++b) s.points.emplace_back(static_cast<double>(b), per_rtt[b]);
     plot.push_back(std::move(s));
-    if (!run.rec.setup_error.empty() || !run.rec.dut_error.empty()) {
-      r.notes.push_back(std::string(p.name) + ": " + run.rec.setup_error + run.rec.dut_error);
+    if (!run.rec.harness_error.empty() || !run.rec.dut_error.empty()) {
+      r.notes.push_back(std::string(p.name) + ": " + run.rec.harness_error + run.rec.dut_error);
     }
     if (p.dut == kMetaRoce.dut) {
       r.goals.push_back({"MetaRoCE bytes lost to the application", "<=", 0, static_cast<double>(lost), "B"});

@@ -64,8 +64,8 @@ Report RunIncast(const BenchOptions& o) {
                             {"goodput_gbps", GoodputGbps(run.rec)},
                             {"done", run.rec.all_completed}};
       r.rows.push_back(row);
-      if (!run.rec.setup_error.empty() || !run.rec.dut_error.empty()) {
-        r.notes.push_back(std::string(p.name) + " N=" + std::to_string(n) + ": " + run.rec.setup_error +
+      if (!run.rec.harness_error.empty() || !run.rec.dut_error.empty()) {
+        r.notes.push_back(std::string(p.name) + " N=" + std::to_string(n) + ": " + run.rec.harness_error +
                           run.rec.dut_error);
       }
       if (p.dut == kMetaRoce.dut) {

@@ -49,8 +49,8 @@ Report RunPlanes(const BenchOptions& o) {
       r.rows.push_back({{"protocol", p.name}, {"planes", planes}, {"goodput_gbps", g}, {"relative_to_P_x_1", rel},
                         {"planes_used", used}, {"done", run.rec.all_completed}});
       (p.dut == kMetaRoce.dut ? meta : roce).points.emplace_back(planes, rel);
-      if (!run.rec.setup_error.empty() || !run.rec.dut_error.empty()) {
-        r.notes.push_back(std::string(p.name) + " P=" + std::to_string(planes) + ": " + run.rec.setup_error +
+      if (!run.rec.harness_error.empty() || !run.rec.dut_error.empty()) {
+        r.notes.push_back(std::string(p.name) + " P=" + std::to_string(planes) + ": " + run.rec.harness_error +
                           run.rec.dut_error);
       }
       if (p.dut == kMetaRoce.dut && planes > 1) {

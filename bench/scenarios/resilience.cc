@@ -81,8 +81,8 @@ Report RunResilience(const BenchOptions& o) {
       row[n + "_gbps"] = g;
       row[n + "_rel"] = rel;
       row[n + "_done"] = run.rec.all_completed;
-      if (!run.rec.setup_error.empty() || !run.rec.dut_error.empty()) {
-        r.notes.push_back(n + " at " + lp.model + " " + Cell(lp.rate * 100) + "%: " + run.rec.setup_error +
+      if (!run.rec.harness_error.empty() || !run.rec.dut_error.empty()) {
+        r.notes.push_back(n + " at " + lp.model + " " + Cell(lp.rate * 100) + "%: " + run.rec.harness_error +
                           run.rec.dut_error);
       }
       plot[static_cast<size_t>((lp.model == "bursty" ? 2 : 0) + i)].points.emplace_back(lp.rate * 100, rel);

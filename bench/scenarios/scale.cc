@@ -43,8 +43,8 @@ Report RunScale(const BenchOptions& o) {
                         {"host_seconds", run.wall_seconds},
                         {"events_per_second", run.wall_seconds > 0 ? ev / run.wall_seconds : 0},
                         {"done", run.rec.all_completed}});
-      if (!run.rec.setup_error.empty() || !run.rec.dut_error.empty()) {
-        r.notes.push_back(std::string(p.name) + " " + std::to_string(n) + " connections: " + run.rec.setup_error +
+      if (!run.rec.harness_error.empty() || !run.rec.dut_error.empty()) {
+        r.notes.push_back(std::string(p.name) + " " + std::to_string(n) + " connections: " + run.rec.harness_error +
                           run.rec.dut_error);
       }
     }

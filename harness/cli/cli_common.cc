@@ -33,7 +33,10 @@ std::optional<std::vector<harness::Case>> LoadSuite(const std::string& path, con
   std::string catalog_path = FindCatalog(catalog_flag, path);
   harness::LoaderOptions options;
   // Names the harness knows: a misspelt check or stage is a configuration error at load time.
-  for (const session::CheckInfo& c : session::AllChecks()) options.known_checks.insert(c.name);
+  for (const session::CheckInfo& c : session::AllChecks()) {
+    options.known_checks.insert(c.name);
+    options.check_params[c.name] = c.params;
+  }
   for (const std::string& k : session::StageKinds()) options.known_stages.insert(k);
   if (!catalog_path.empty()) {
     auto loaded = harness::LoadCatalogFile(catalog_path);

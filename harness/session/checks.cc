@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "script_checks.h"
 #include "mroce/wire/frame.h"
 
 namespace mroce::session {
@@ -41,6 +43,11 @@ void AttachActual(CheckResult& r, const FrameRecord& f, uint16_t port) {
   r.packet_index = f.frame_no;
 }
 void AttachExpected(CheckResult& r, const FrameRecord& f, uint16_t port) { r.expected_packet = Trace::Dump(f, port); }
+
+bool BoolParam(const Ctx& x, const char* key, bool def) {
+  if (x.params.is_object() && x.params.contains(key) && x.params.at(key).is_boolean()) return x.params.at(key).get<bool>();
+  return def;
+}
 
 double Param(const Ctx& x, const char* key, double def) {
   if (x.params.is_object() && x.params.contains(key) && x.params.at(key).is_number()) return x.params.at(key).get<double>();
@@ -228,7 +235,7 @@ CheckResult RetransmissionsEqualLosses(const Ctx& x) {
   const RtxStats s = CountRetransmissions(x.trace);
   const uint64_t tolerance = static_cast<uint64_t>(Param(x, "tolerance", 0));
   if (s.data_tx == 0) return With(x, Verdict::kInconclusive, "the DUT sent no data frames");
-  if (s.lost == 0 && Param(x, "require_loss", 1) != 0) {
+  if (s.lost == 0 && BoolParam(x, "require_loss", true)) {
     return With(x, Verdict::kInconclusive, "no DUT data frame was lost: the impairment never hit");
   }
   if (s.unjustified > tolerance) {
@@ -555,53 +562,71 @@ CheckResult StateReleased(const Ctx& x) {
                   "state bytes", before, after);
 }
 
-using CheckFn = CheckResult (*)(const Ctx&);
-struct Entry {
-  CheckInfo info;
-  CheckFn fn;
-};
+// Adapts a check that gives one result to the registry's form.
+template <CheckResult (*F)(const Ctx&)>
+void One(const CheckContext& x, std::vector<CheckResult>& out) {
+  out.push_back(F(Ctx{x.c, x.rec, x.rec.trace, x.params, x.base}));
+}
 
-const std::vector<Entry>& Registry() {
-  static const std::vector<Entry> entries = {
-      {{"completions", "every operation completed exactly once, successfully", {}}, Completions},
-      {{"completion-order", "completions in post order per (host, connection, stream)", {}}, CompletionOrder},
-      {{"data-intact", "every byte landed where the workload put it", {}}, DataIntact},
-      {{"retransmissions-equal-losses", "the DUT retransmitted exactly the data frames the fabric lost, on their path with their PSN",
-        {"tolerance", "require_loss"}},
-       RetransmissionsEqualLosses},
-      {{"no-spurious-retransmissions", "retransmissions of frames that were never lost stay under a bound",
-        {"max", "max_fraction"}},
-       NoSpuriousRetransmissions},
-      {{"multipath", "DUT data used at least min_paths paths with distinct UDP source ports", {"min_paths"}}, Multipath},
-      {{"rate-under-hint", "the DUT's send rate never exceeds the receiver's latest rate hint",
-        {"slack", "window_rtts"}},
-       RateUnderHint},
-      {{"fair-share", "incast senders each get their fair share within k RTTs",
-        {"within_rtts", "tolerance", "bin_rtts"}},
-       FairShare},
-      {{"hint-share", "every ACK of the DUT carries a rate hint no larger than its capacity over the active senders",
-        {"max_utilisation", "active_us"}},
-       HintShare},
-      {{"completion-latency", "every successful DUT completion follows the frame that allowed it within max_ns",
-        {"max_ns"}},
-       CompletionLatency},
-      {{"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
-        {"slack_bytes"}},
-       StateReleased},
-      {{"counter", "a DUT telemetry counter within bounds", {"name", "eq", "min", "max"}}, Counter},
-      {{"state-bounded", "the DUT's protocol state never exceeds max_bytes", {"max_bytes"}}, StateBounded},
+using harness::ParamSpec;
+constexpr auto kNum = ParamSpec::Type::kNumber;
+constexpr auto kInt = ParamSpec::Type::kInteger;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<CheckInfo> Registry() {
+  const auto e2e = harness::Style::kEndToEnd;
+  const auto scripted = harness::Style::kScripted;
+  return {
+      {"completions", "every operation completed exactly once, successfully", {}, e2e, false, One<Completions>},
+      {"completion-order", "completions in post order per (host, connection, stream)", {}, e2e, false, One<CompletionOrder>},
+      {"data-intact", "every byte landed where the workload put it", {}, e2e, false, One<DataIntact>},
+      {"retransmissions-equal-losses",
+       "the DUT retransmitted exactly the data frames the fabric lost, on their path with their PSN",
+       {{"tolerance", kInt, 0, kInf, false, "retransmissions or losses that may go unmatched"},
+        {"require_loss", ParamSpec::Type::kBool, 0, 0, false, "inconclusive when nothing was lost (default true)"}},
+       e2e, false, One<RetransmissionsEqualLosses>},
+      {"no-spurious-retransmissions", "retransmissions of frames that were never lost stay under a bound",
+       {{"max", kInt, 0, kInf, false, "spurious retransmissions allowed"},
+        {"max_fraction", kNum, 0, 1, false, "spurious retransmissions allowed, as a fraction of data frames sent"}},
+       e2e, false, One<NoSpuriousRetransmissions>},
+      {"multipath", "DUT data used at least min_paths paths with distinct UDP source ports",
+       {{"min_paths", kInt, 1, 256, false, "distinct paths (default: the topology's paths)"}}, e2e, false, One<Multipath>},
+      {"rate-under-hint", "the DUT's send rate never exceeds the receiver's latest rate hint",
+       {{"slack", kNum, 1, 100, false, "factor on the hint's allowance (default 1.10)"},
+        {"window_rtts", kNum, 0.01, 1e6, false, "sliding window in RTTs (default 4)"}},
+       e2e, false, One<RateUnderHint>},
+      {"fair-share", "incast senders each get their fair share within k RTTs",
+       {{"within_rtts", kNum, 0, 1e6, false, "RTTs allowed to converge (default 2)"},
+        {"tolerance", kNum, 0, 1, false, "deviation from the share allowed, fraction (default 0.10)"},
+        {"bin_rtts", kNum, 0.01, 1e6, false, "bin width in RTTs (default 4)"}},
+       e2e, false, One<FairShare>},
+      {"hint-share", "every ACK of the DUT carries a rate hint no larger than its capacity over the active senders",
+       {{"max_utilisation", kNum, 0.5, 1.0, false, "U of MROCE-HINT-001 (default 1.0)"},
+        {"active_us", kNum, 1, 1e9, false, "window in microseconds in which a sender counts as active (default 99)"}},
+       e2e, false, One<HintShare>},
+      {"completion-latency", "every successful DUT completion follows the frame that allowed it within max_ns",
+       {{"max_ns", kInt, 0, kInf, false, "nanoseconds (default 1000)"}}, e2e, false, One<CompletionLatency>},
+      {"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
+       {{"slack_bytes", kInt, 0, kInf, false, "bytes"}}, e2e, false, One<StateReleased>},
+      {"counter", "a DUT telemetry counter within bounds",
+       {{"name", ParamSpec::Type::kString, 0, 0, true, "a chapter-17 counter name such as crc_errors"},
+        {"eq", kInt, 0, kInf, false, "exact value"},
+        {"min", kInt, 0, kInf, false, "lower bound"},
+        {"max", kInt, 0, kInf, false, "upper bound"}},
+       e2e, false, One<Counter>},
+      {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
+       {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
+      {"script-steps", "each expect step matched a DUT frame in its window (or none, if absent); no DUT call refused", {},
+       scripted, true, ScriptSteps},
+      {"reference-match", "the DUT's frames matched by the expect steps equal the reference endpoint's", {}, scripted,
+       true, ReferenceMatch},
   };
-  return entries;
 }
 
 }  // namespace
 
 const std::vector<CheckInfo>& AllChecks() {
-  static const std::vector<CheckInfo> infos = [] {
-    std::vector<CheckInfo> v;
-    for (const Entry& e : Registry()) v.push_back(e.info);
-    return v;
-  }();
+  static const std::vector<CheckInfo> infos = Registry();
   return infos;
 }
 
@@ -619,27 +644,20 @@ ref::Status ValidateCheck(const std::string& name, const json& params) {
     for (const CheckInfo& i : AllChecks()) known += (known.empty() ? "" : ", ") + i.name;
     return ref::MakeError("check.name", "unknown check '" + name + "' (known: " + known + ")");
   }
-  if (params.is_null()) return ref::OkStatus();
-  if (!params.is_object()) return ref::MakeError("check.params", "check '" + name + "': params must be a mapping");
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    if (std::find(info->params.begin(), info->params.end(), it.key()) == info->params.end()) {
-      std::string known;
-      for (const auto& p : info->params) known += (known.empty() ? "" : ", ") + p;
-      return ref::MakeError("check.params", "check '" + name + "': unknown parameter '" + it.key() + "'" +
-                                                (known.empty() ? " (takes none)" : " (known: " + known + ")"));
-    }
+  if (auto bad = harness::CheckParams(info->params, params)) {
+    return ref::MakeError("check.params", "check '" + name + "': " + (bad->first.empty() ? "params " : "") + bad->second);
   }
   return ref::OkStatus();
 }
 
-std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec) {
-  std::vector<harness::CheckSpec> specs = c.checks;
-  if (specs.empty()) {
-    for (const char* n : {"completions", "completion-order", "data-intact"}) {
-      harness::CheckSpec s;
-      s.name = n;
-      specs.push_back(s);
-    }
+std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec, const RunRecord* reference) {
+  std::vector<harness::CheckSpec> specs;
+  for (const CheckInfo& info : AllChecks()) {
+    if (info.implicit && info.style == c.style) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
+  }
+  specs.insert(specs.end(), c.checks.begin(), c.checks.end());
+  if (c.checks.empty() && c.style == harness::Style::kEndToEnd) {
+    for (const char* n : {"completions", "completion-order", "data-intact"}) specs.push_back(harness::CheckSpec{n, json::object(), {}, {}});
   }
   const_cast<Trace&>(rec.trace).Analyze();  // facts are a cache of the frames; filling it changes no fact
   std::vector<harness::CheckResult> out;
@@ -655,10 +673,7 @@ std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRec
       out.push_back(base);
       continue;
     }
-    const Ctx ctx{c, rec, rec.trace, spec.params, base};
-    for (const Entry& e : Registry()) {
-      if (e.info.name == spec.name) out.push_back(e.fn(ctx));
-    }
+    FindCheck(spec.name)->fn(CheckContext{c, rec, reference, spec.params, base}, out);
   }
   return out;
 }

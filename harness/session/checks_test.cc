@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -105,6 +106,43 @@ TEST(CompletionLatencyCheck, ErrorCompletionsAndPeerCompletionsAreNotJudged) {
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
 }
 
+TEST(CheckRegistry, ParametersAreTypedAndRanged) {
+  EXPECT_TRUE(ValidateCheck("counter", {{"name", "crc_errors"}, {"max", 0}}).ok());
+  EXPECT_EQ(ValidateCheck("counter", {{"max", 0}}).error().message,
+            "check 'counter': missing required parameter 'name' (a chapter-17 counter name such as crc_errors)");
+  EXPECT_EQ(ValidateCheck("counter", {{"name", "x"}, {"max", "5"}}).error().message,
+            "check 'counter': must be an integer, got the string \"5\"");
+  EXPECT_FALSE(ValidateCheck("fair-share", {{"tolerance", 2.0}}).ok());
+  EXPECT_FALSE(ValidateCheck("fair-share", {{"tolerance", -0.5}}).ok());
+  EXPECT_FALSE(ValidateCheck("fair-share", {{"tolerance", std::nan("")}}).ok());
+  EXPECT_FALSE(ValidateCheck("retransmissions-equal-losses", {{"require_loss", 1}}).ok());
+  EXPECT_EQ(ValidateCheck("data-intakt", nlohmann::json::object()).error().code, "check.name");
+}
+
+TEST(CheckRegistry, AScriptedCaseIsJudgedByItsStepsAndTheReferenceAndAnEndToEndOneByItsDefaults) {
+  harness::Case e2e;
+  e2e.style = harness::Style::kEndToEnd;
+  RunRecord rec;
+  std::vector<std::string> names;
+  for (const auto& r : RunChecks(e2e, rec)) names.push_back(r.check);
+  EXPECT_EQ(names, (std::vector<std::string>{"completions", "completion-order", "data-intact"}));
+  harness::Case scripted;
+  scripted.style = harness::Style::kScripted;
+  names.clear();
+  for (const auto& r : RunChecks(scripted, rec)) names.push_back(r.check);
+  // No steps: nothing to judge per step; the reference run is missing here (an ERROR, never a pass).
+  EXPECT_EQ(names, (std::vector<std::string>{"reference-match"}));
+  EXPECT_EQ(RunChecks(scripted, rec)[0].verdict, harness::Verdict::kError);
+  // A check a case names with parameters a loader would reject is an ERROR at run time too.
+  harness::CheckSpec bad;
+  bad.name = "counter";
+  bad.params = {{"name", "x"}, {"eq", -1}};
+  e2e.checks = {bad};
+  auto r = RunChecks(e2e, rec);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].verdict, harness::Verdict::kError);
+}
+
 // docs/user-guide.md lists every check a case can name.
 TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
   std::ifstream f(std::string(MROCE_SOURCE_DIR) + "/docs/user-guide.md");
@@ -114,7 +152,9 @@ TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
   const std::string guide = ss.str();
   for (const CheckInfo& c : AllChecks()) {
     EXPECT_NE(guide.find("| `" + c.name + "` |"), std::string::npos) << c.name << " is missing from the checks table";
-    for (const std::string& p : c.params) EXPECT_NE(guide.find("`" + p + "`"), std::string::npos) << c.name << "." << p;
+    for (const harness::ParamSpec& p : c.params) {
+      EXPECT_NE(guide.find("`" + p.name + "`"), std::string::npos) << c.name << "." << p.name;
+    }
   }
 }
 

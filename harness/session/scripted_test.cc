@@ -142,13 +142,13 @@ TEST(ScriptedTest, ScriptIsDeterministic) {
   c.script.push_back(Inject(Write(0), 10));
   c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 1, 11));
   auto o = Options("reference", 42);
-  ScriptRun a = SimulateScript(c, o, o.make_dut);
-  ScriptRun b = SimulateScript(c, o, o.make_dut);
-  ASSERT_TRUE(a.error.empty()) << a.error;
-  ASSERT_EQ(a.rec.trace.frames.size(), b.rec.trace.frames.size());
-  for (size_t i = 0; i < a.rec.trace.frames.size(); ++i) {
-    EXPECT_EQ(a.rec.trace.frames[i].bytes, b.rec.trace.frames[i].bytes) << i;
-    EXPECT_EQ(a.rec.trace.frames[i].time_ns, b.rec.trace.frames[i].time_ns) << i;
+  RunRecord a = SimulateScript(c, o, o.make_dut);
+  RunRecord b = SimulateScript(c, o, o.make_dut);
+  ASSERT_TRUE(a.harness_error.empty()) << a.harness_error;
+  ASSERT_EQ(a.trace.frames.size(), b.trace.frames.size());
+  for (size_t i = 0; i < a.trace.frames.size(); ++i) {
+    EXPECT_EQ(a.trace.frames[i].bytes, b.trace.frames[i].bytes) << i;
+    EXPECT_EQ(a.trace.frames[i].time_ns, b.trace.frames[i].time_ns) << i;
   }
   EXPECT_EQ(a.vars, b.vars);
   EXPECT_NE(a.vars.at("nonce"), 0u);
@@ -270,10 +270,10 @@ TEST(ScriptedTest, InjectedFrameHonoursExplicitComputedFields) {
   c.script.push_back(Inject(bad, 50));
   c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 2, 51, true));
   auto o = Options("reference");
-  ScriptRun r = SimulateScript(c, o, o.make_dut);
-  ASSERT_TRUE(r.error.empty()) << r.error;
+  RunRecord r = SimulateScript(c, o, o.make_dut);
+  ASSERT_TRUE(r.harness_error.empty()) << r.harness_error;
   const FrameRecord* injected = nullptr;
-  for (const FrameRecord& f : r.rec.trace.frames) {
+  for (const FrameRecord& f : r.trace.frames) {
     if (f.event == FrameRecord::Event::kTx && f.src_host == 1) injected = &f;
   }
   ASSERT_NE(injected, nullptr);

@@ -186,7 +186,7 @@ TEST(SessionTest, EvidenceHasOneRecordPerDutEvent) {
   SessionOptions o = Options("reference", 4);
   o.run_dir = dir.string();
   RunRecord r = Simulate(c, o);
-  ASSERT_TRUE(r.setup_error.empty()) << r.setup_error;
+  ASSERT_TRUE(r.harness_error.empty()) << r.harness_error;
   size_t tx_rx = 0;
   for (const auto& f : r.trace.frames) tx_rx += f.frame_no != 0 ? 1 : 0;
   std::vector<pcap::Record> recs;

@@ -39,7 +39,7 @@ struct Run {
 };
 // Simulates `c` with the DUT `p` (its peers speak the same protocol). The DUT's periodic telemetry is
 // left out (only its state size is sampled): with thousands of connections every sample would copy
-// every per-connection counter. Setup errors are returned in rec.setup_error / rec.dut_error.
+// every per-connection counter. Setup errors are returned in rec.harness_error / rec.dut_error.
 // `telemetry_interval_rtts`: how often the state size is sampled (SessionOptions).
 [[nodiscard]] Run Simulate(const harness::Case& c, const Protocol& p, const BenchOptions& o,
                            int telemetry_interval_rtts = 1);

@@ -32,11 +32,10 @@
 //                                    expect step matches (cmh.src_conn_id, cmh.nonce), unless the
 //                                    script bound them itself
 //
-// Reference comparison: the same script also runs against the bundled reference endpoint with the
-// same seed; the DUT's frame matched by each expect step must equal the reference's field by field
-// (wire::DiffFieldMaps), except the step's `free` fields, the fields the step matched with a
-// variable (already judged by the variable, and their values are each implementation's own choice)
-// and BuiltinFreeFields().
+// The case's verdict comes from registered checks (checks.h): "script-steps" judges each step (an
+// "expect@file:line" result per expect step, "dut-control@file:line" for a refused DUT call) and
+// "reference-match" compares the DUT's matched frames with the reference endpoint's run of the same
+// script.
 #pragma once
 
 #include <cstdint>
@@ -47,28 +46,17 @@
 
 #include "mroce/endpoint/types.h"
 #include "mroce/harness/case.h"
-#include "mroce/harness/results.h"
-#include "mroce/session/session.h"
+#include "mroce/session/options.h"
+#include "mroce/session/run_record.h"
 
 namespace mroce::session {
 
+inline constexpr int kScriptHost = 1;                     // The script's host (the DUT is kDutHost).
 inline constexpr uint64_t kScriptBufferBytes = 1 << 20;   // $dut_buf_len
 inline constexpr uint64_t kScriptPeerVa = 0x7000'0000'0000ull;  // $peer_va
 inline constexpr uint32_t kScriptPeerRkey = 0x5c417;      // $peer_rkey
 inline constexpr uint32_t kScriptPeerConnId = 0xc0ffee;   // $peer_conn
 inline constexpr uint16_t kScriptBaseSport = 49152;       // udp.sport of path p: 49152 + p
-
-// Fields never compared with the reference, because two conformant implementations choose them
-// freely or they follow from timing rather than protocol state:
-//   ip4.id ip4.checksum   per-implementation IP id; the checksum follows from it
-//   ip6.flow_label        free per ENC clauses
-//   udp.sport             path entropy is each implementation's choice (ENC/PATH)
-//   crc                   follows from the other fields (any real difference shows elsewhere)
-//   cmh.src_conn_id cmh.nonce   random per MROCE-CONN-001/002
-//   ack.ack_delay         processing time, bounded by MROCE-ACK-004/ACK 8.3, not reference-equal
-//   prh.tx_time           the sender's opaque clock
-//   eth.padding           Ethernet padding bytes
-[[nodiscard]] const std::vector<std::string>& BuiltinFreeFields();
 
 // Scapy expression -> frame bytes. `vars` are the script's bound variables (names without '$').
 using ScapyEvaluator =
@@ -77,28 +65,12 @@ using ScapyEvaluator =
 // InstallEmbeddedScapy() installs the embedded-Python one). Without one, such steps give ERROR.
 void SetScapyEvaluator(ScapyEvaluator eval);
 
-// Everything one run of a script produced (against the DUT or the reference).
-struct ScriptStepOutcome {
-  enum class State { kNotRun, kPassed, kFailed, kError };
-  State state = State::kNotRun;
-  int64_t time_ns = 0;              // When the step ran / matched (absent: window end).
-  std::string reason;               // kFailed / kError: one line.
-  harness::CheckResult detail;      // kFailed: dumps, mismatch, frame number.
-  long matched_frame = -1;          // Index into rec.trace.frames of the matched frame.
-};
-struct ScriptRun {
-  RunRecord rec;
-  std::vector<ScriptStepOutcome> steps;  // Parallel to the case's script.
-  std::map<std::string, uint64_t> vars;  // Variables at the end.
-  std::string error;                     // Harness or setup error (ERROR verdict).
-};
-
 // Runs the script once against `make_dut` (pcap named `pcap_suffix`: "" -> evidence/<id>.pcap).
-[[nodiscard]] ScriptRun SimulateScript(const harness::Case& c, const SessionOptions& options, const DutFactory& make_dut,
+// The record carries the step outcomes (RunRecord::steps) and the variables bound at the end.
+[[nodiscard]] RunRecord SimulateScript(const harness::Case& c, const SessionOptions& options, const DutFactory& make_dut,
                                        const std::string& pcap_suffix = "");
 
-// Runs a scripted case: against the DUT, then against the reference endpoint, and judges it
-// (one "expect@file:line" check per expect step plus "reference-match").
-[[nodiscard]] harness::TestResult RunScripted(const harness::Case& c, const SessionOptions& options);
+// "file:line" of a script step (or "<script>" for a step without a file), as checks name steps.
+[[nodiscard]] std::string ScriptWhere(const harness::SourceLocation& where);
 
 }  // namespace mroce::session

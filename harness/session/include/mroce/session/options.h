@@ -1,0 +1,34 @@
+// SessionOptions: how the harness runs one case: the run seed, the device under test and its peers,
+// where evidence goes, and how much a live DUT may be left unserved before a verdict means nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "mroce/dut/dut.h"
+
+namespace mroce::session {
+
+using DutFactory = std::function<ref::Result<std::unique_ptr<dut::Dut>>()>;
+
+struct SessionOptions {
+  uint64_t seed = 1;
+  DutFactory make_dut;          // The device under test (a fresh one per case).
+  DutFactory make_peer;         // The peer(s); the bundled reference endpoint when empty.
+  std::string dut_spec = "reference";  // As given on the command line (for the reproduce command).
+  std::string run_dir;          // Where evidence/ goes; empty: no files written.
+  bool write_evidence = true;   // pcap + JSON-lines trace per case under run_dir/evidence/.
+  // DUT telemetry and state size are sampled every this many RTTs during the workload (at most
+  // ~512 samples are kept). Sampling walks the DUT's whole state: benchmarks with thousands of
+  // connections sample less often.
+  int telemetry_interval_rtts = 1;
+  // Live DUTs: a case that did not pass after the harness left the DUT unserved for longer than
+  // this (Dut::LongestStall) is rerun, up to live_attempts runs in all; if every run stalled it is
+  // inconclusive.
+  int64_t max_stall_ns = 5'000'000;
+  int live_attempts = 3;
+};
+
+}  // namespace mroce::session

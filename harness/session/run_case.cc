@@ -1,0 +1,129 @@
+// RunCase: probe, dispatch, judge, retry (see session.h).
+#include <chrono>
+#include <iomanip>
+#include <sstream>
+
+#include "mroce/dut/reference_dut.h"
+#include "mroce/session/checks.h"
+#include "mroce/session/scripted.h"
+#include "mroce/session/session.h"
+#include "mroce/session/workload.h"
+
+namespace mroce::session {
+namespace {
+
+// Judges one run of the case into `t` (verdict, checks, evidence, series); returns the DUT's
+// longest stall.
+int64_t RunAttempt(const harness::Case& c, const SessionOptions& options, harness::TestResult& t) {
+  const bool scripted = c.style == harness::Style::kScripted;
+  RunRecord rec = Simulate(c, options);
+  t.stall_ms = static_cast<double>(rec.stall_ns) / 1e6;
+  if (!rec.pcap.empty()) {
+    t.evidence.push_back(rec.pcap);
+    t.evidence.push_back(rec.jsonl);
+  }
+  if (!rec.dut_failure.empty()) {
+    t.verdict = harness::Verdict::kError;
+    t.reason = rec.dut_failure;
+    return rec.stall_ns;
+  }
+  if (!rec.harness_error.empty()) {
+    t.verdict = harness::Verdict::kError;
+    t.reason = rec.harness_error;
+    return rec.stall_ns;
+  }
+  // A scripted case also runs against the bundled reference endpoint: the reference-match check
+  // compares the two.
+  std::optional<RunRecord> reference;
+  if (scripted) {
+    const DutFactory make_ref = [] {
+      return ref::Result<std::unique_ptr<dut::Dut>>(std::unique_ptr<dut::Dut>(std::make_unique<dut::ReferenceDut>()));
+    };
+    reference = SimulateScript(c, options, make_ref, ".reference");
+    if (!reference->pcap.empty()) t.evidence.push_back(reference->pcap);
+  }
+  t.checks = RunChecks(c, rec, reference ? &*reference : nullptr);
+  t.verdict = harness::CombineChecks(t.checks);
+  for (const auto& ch : t.checks) {
+    if (ch.verdict == t.verdict && t.verdict != harness::Verdict::kPass) {
+      t.reason = ch.check + ": " + ch.reason;
+      break;
+    }
+  }
+  if (!scripted) t.series = BuildSeries(rec);
+  return rec.stall_ns;
+}
+
+}  // namespace
+
+RunRecord Simulate(const harness::Case& c, const SessionOptions& options) {
+  if (c.style == harness::Style::kScripted) return SimulateScript(c, options, options.make_dut);
+  return SimulateWorkload(c, options);
+}
+
+std::string ReproduceCommand(const harness::Case& c, const SessionOptions& options) {
+  return "mroce-cts run --filter '" + c.id + "' --seed " + std::to_string(options.seed) + " --dut '" + options.dut_spec +
+         "'";
+}
+
+harness::TestResult RunCase(const harness::Case& c, const SessionOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  harness::TestResult t;
+  t.id = c.id;
+  t.title = c.title;
+  t.clauses = c.clauses;
+  t.level = c.level();
+  t.seed = options.seed;
+  t.reproduce = ReproduceCommand(c, options);
+  auto finish = [&](harness::TestResult r) {
+    r.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  };
+
+  // Capabilities first: a case the DUT cannot run is a skip, not a failure.
+  {
+    auto probe = options.make_dut();
+    if (!probe.ok()) {
+      t.verdict = harness::Verdict::kError;
+      t.reason = "DUT: " + probe.error().message;
+      return t;
+    }
+    const dut::Capabilities caps = probe.value()->Caps();
+    if (c.style == harness::Style::kScripted && !caps.simulated_time) {
+      t.verdict = harness::Verdict::kSkip;
+      t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
+      return t;
+    }
+    for (const std::string& need : c.requires_caps) {
+      if (!caps.Has(need)) {
+        t.verdict = harness::Verdict::kSkip;
+        t.reason = "DUT lacks capability '" + need + "'";
+        return t;
+      }
+    }
+  }
+  // A live DUT keeps its own clock: when the harness stops serving it for a while (a loaded host
+  // descheduled it), the DUT sees a network stall the case never asked for. A run that did not pass
+  // after such a stall says nothing about the DUT: it is rerun, and if every run stalled, the
+  // verdict is inconclusive with the stall named. (DUTs on the simulated clock never stall.)
+  const int attempts = std::max(1, options.live_attempts);
+  for (int attempt = 1;; ++attempt) {
+    harness::TestResult a = t;
+    const int64_t stall = RunAttempt(c, options, a);
+    a.attempts = attempt;
+    const bool judged = stall <= options.max_stall_ns || a.verdict == harness::Verdict::kPass ||
+                        a.verdict == harness::Verdict::kError;
+    if (!judged && attempt < attempts) continue;
+    if (judged) return finish(std::move(a));
+    std::ostringstream why;
+    why << std::fixed << std::setprecision(3) << "the harness left the live DUT unserved for " << stall / 1e6
+        << " ms (limit " << options.max_stall_ns / 1e6 << " ms) in each of " << attempts
+        << " run(s): the host is too loaded to judge; the last run said "
+        << harness::ToString(a.verdict) << " (" << a.reason << ")";
+    a.verdict = harness::Verdict::kInconclusive;
+    a.reason = why.str();
+    return finish(std::move(a));
+  }
+}
+
+}  // namespace mroce::session
