@@ -29,9 +29,16 @@ std::string_view ToString(ParamSpec::Type t) {
 std::optional<std::string> CheckParamValue(const ParamSpec& spec, const nlohmann::json& value) {
   const std::string want(ToString(spec.type));
   switch (spec.type) {
-    case ParamSpec::Type::kString:
+    case ParamSpec::Type::kString: {
       if (!value.is_string()) return "must be " + want + ", got " + value.dump();
-      return std::nullopt;
+      if (spec.one_of.empty()) return std::nullopt;
+      std::string list;
+      for (const std::string& v : spec.one_of) {
+        if (v == value.get<std::string>()) return std::nullopt;
+        list += (list.empty() ? "" : ", ") + v;
+      }
+      return "must be one of " + list + ", got " + value.dump();
+    }
     case ParamSpec::Type::kBool:
       if (!value.is_boolean()) return "must be " + want + ", got " + value.dump();
       return std::nullopt;

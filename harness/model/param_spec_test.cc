@@ -23,6 +23,14 @@ TEST(ParamSpec, NumbersAreCheckedForTypeRangeAndFiniteness) {
   EXPECT_TRUE(CheckParamValue(any, json(INFINITY)));
 }
 
+TEST(ParamSpec, StringsMayBeOneOfAList) {
+  ParamSpec scope{"scope", T::kString};
+  scope.one_of = {"path", "connection"};
+  EXPECT_FALSE(CheckParamValue(scope, json("path")));
+  EXPECT_EQ(*CheckParamValue(scope, json("paths")), "must be one of path, connection, got \"paths\"");
+  EXPECT_EQ(*CheckParamValue(scope, json(1)), "must be a string, got 1");
+}
+
 TEST(ParamSpec, IntegersRejectFractions) {
   const ParamSpec n{"max", T::kInteger, 0};
   EXPECT_FALSE(CheckParamValue(n, json(4)));

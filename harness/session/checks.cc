@@ -416,23 +416,51 @@ CheckResult Counter(const Ctx& x) {
     return With(x, Verdict::kError, "counter: params.name (a counter name such as crc_errors) is required");
   }
   const std::string name = x.params.at("name").get<std::string>();
-  const auto v = x.trace.CounterSum(kDutHost, name);
+  auto text = [&](const char* key) { return x.params.contains(key) ? x.params.at(key).get<std::string>() : std::string(); };
+  const std::string scope_text = text("scope");
+  const CounterScope scope = ParseCounterScope(scope_text.empty() ? "any" : scope_text).value_or(CounterScope::kAny);
+  const std::string shown = scope_text.empty() || scope_text == "any" ? name : name + " (" + scope_text + ")";
+  const auto v = x.trace.CounterSum(kDutHost, name, scope);
   if (!v) {
     if (x.rec.dut_caps.Has("telemetry")) {
-      return With(x, Verdict::kFail, "the DUT exposes no counter named '" + name + "' (MROCE-TEL names it)");
+      return With(x, Verdict::kFail, "the DUT exposes no counter named '" + name + "'" +
+                                         (scope == CounterScope::kAny ? "" : " in scope " + scope_text) + " (MROCE-TEL names it)");
     }
     return With(x, Verdict::kSkip, "the DUT exposes no telemetry");
+  }
+  auto doc = [](const std::string& count) {
+    for (const TraceCountInfo& i : TraceCounts()) {
+      if (i.name == count) return std::string(i.doc);
+    }
+    return count;
+  };
+  // A check of a counter whose event never happened judges nothing.
+  for (const char* key : {"trigger", "equals"}) {
+    const std::string count = text(key);
+    if (!count.empty() && x.trace.Count(count).value_or(0) == 0) {
+      return With(x, Verdict::kInconclusive, "the trace has no " + doc(count) + " (" + count + " = 0): the event counter " +
+                                                 shown + " counts never happened");
+    }
+  }
+  if (const std::string count = text("equals"); !count.empty()) {
+    const uint64_t want = *x.trace.Count(count);
+    if (*v != want) {
+      return Mismatch(x, Verdict::kFail,
+                      "counter " + shown + " is " + std::to_string(*v) + " while the DUT's tap shows " + std::to_string(want) +
+                          " " + doc(count) + " (" + count + "); counters agree with the trace exactly (MROCE-TEL-003)",
+                      name, want, *v);
+    }
   }
   const auto bound = [&](const char* k) -> std::optional<uint64_t> {
     if (x.params.contains(k) && x.params.at(k).is_number()) return static_cast<uint64_t>(x.params.at(k).get<double>());
     return std::nullopt;
   };
-  if (auto eq = bound("eq"); eq && *v != *eq) return Mismatch(x, Verdict::kFail, "counter " + name, name, *eq, *v);
+  if (auto eq = bound("eq"); eq && *v != *eq) return Mismatch(x, Verdict::kFail, "counter " + shown, name, *eq, *v);
   if (auto mn = bound("min"); mn && *v < *mn) {
-    return Mismatch(x, Verdict::kFail, "counter " + name + " below its minimum " + std::to_string(*mn), name, *mn, *v);
+    return Mismatch(x, Verdict::kFail, "counter " + shown + " below its minimum " + std::to_string(*mn), name, *mn, *v);
   }
   if (auto mx = bound("max"); mx && *v > *mx) {
-    return Mismatch(x, Verdict::kFail, "counter " + name + " above its maximum " + std::to_string(*mx), name, *mx, *v);
+    return Mismatch(x, Verdict::kFail, "counter " + shown + " above its maximum " + std::to_string(*mx), name, *mx, *v);
   }
   return Pass(x);
 }
@@ -573,6 +601,12 @@ constexpr auto kNum = ParamSpec::Type::kNumber;
 constexpr auto kInt = ParamSpec::Type::kInteger;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+std::vector<std::string> TraceCountNames() {
+  std::vector<std::string> v;
+  for (const TraceCountInfo& i : TraceCounts()) v.emplace_back(i.name);
+  return v;
+}
+
 std::vector<CheckInfo> Registry() {
   const auto e2e = harness::Style::kEndToEnd;
   const auto scripted = harness::Style::kScripted;
@@ -608,8 +642,13 @@ std::vector<CheckInfo> Registry() {
        {{"max_ns", kInt, 0, kInf, false, "nanoseconds (default 1000)"}}, e2e, false, One<CompletionLatency>},
       {"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
        {{"slack_bytes", kInt, 0, kInf, false, "bytes"}}, e2e, false, One<StateReleased>},
-      {"counter", "a DUT telemetry counter within bounds",
+      {"counter", "a DUT telemetry counter equal to what the trace shows, or within bounds",
        {{"name", ParamSpec::Type::kString, 0, 0, true, "a chapter-17 counter name such as crc_errors"},
+        {"scope", ParamSpec::Type::kString, 0, 0, false, "where the counter lives (default any: every scope summed)",
+         {"any", "endpoint", "connection", "path", "path-rx"}},
+        {"equals", ParamSpec::Type::kString, 0, 0, false, "a trace count the counter must equal exactly", TraceCountNames()},
+        {"trigger", ParamSpec::Type::kString, 0, 0, false, "a trace count that must be non-zero for the check to judge",
+         TraceCountNames()},
         {"eq", kInt, 0, kInf, false, "exact value"},
         {"min", kInt, 0, kInf, false, "lower bound"},
         {"max", kInt, 0, kInf, false, "upper bound"}},

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "mroce/wire/wire.h"
+
 namespace mroce::session {
 namespace {
 
@@ -141,6 +143,38 @@ TEST(CheckRegistry, AScriptedCaseIsJudgedByItsStepsAndTheReferenceAndAnEndToEndO
   auto r = RunChecks(e2e, rec);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].verdict, harness::Verdict::kError);
+}
+
+TEST(CounterCheck, EqualsATraceCountExactlyAndIsInconclusiveWhenTheEventNeverHappened) {
+  auto c = OneCheck("counter", {{"name", "ecn_ce_rx"}, {"scope", "path-rx"}, {"equals", "dut.data_rx_ce"}});
+  RunRecord rec;
+  rec.dut_caps.features = {"telemetry"};
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.rx.ecn_ce_rx", 0}, {"path.1.0.ecn_ce_rx", 5}}, std::nullopt});
+  // No CE-marked frame reached the DUT: the counter's event never happened.
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
+  FrameRecord ce;
+  ce.event = FrameRecord::Event::kRx;
+  ce.src_host = 1;
+  ce.dst_host = kDutHost;
+  wire::Frame f;
+  wire::Ipv4Header ip;
+  ip.ecn = wire::kEcnCe;
+  f.ip = ip;
+  f.udp.dport = wire::kMetaUdpPort;
+  wire::MetaPacket m;
+  m.ch.opcode = wire::Opcode::kWrite;
+  m.ext = wire::DefaultExtFor(m.ch.opcode);
+  m.meh()->msg_len = 4;
+  m.payload.assign(4, 1);
+  f.l4 = m;
+  ce.bytes = wire::SerializeFrame(f);
+  rec.trace.frames = {ce, ce};
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  EXPECT_EQ(Judge(c, rec).mismatch->expected, "2 (0x2)");
+  rec.trace.telemetry[0].counters[0].second = 2;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass) << Judge(c, rec).reason;
+  rec.trace.telemetry[0].counters[0].second = 3;  // over-counting fails too
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
 }
 
 // docs/user-guide.md lists every check a case can name.

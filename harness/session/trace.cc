@@ -119,14 +119,114 @@ const TelemetrySample* Trace::LastTelemetry(int host) const {
   return nullptr;
 }
 
-std::optional<uint64_t> Trace::CounterSum(int host, const std::string& suffix) const {
+std::optional<CounterScope> ParseCounterScope(std::string_view text) {
+  if (text == "any") return CounterScope::kAny;
+  if (text == "endpoint") return CounterScope::kEndpoint;
+  if (text == "connection") return CounterScope::kConnection;
+  if (text == "path") return CounterScope::kPath;
+  if (text == "path-rx") return CounterScope::kPathRx;
+  return std::nullopt;
+}
+
+namespace {
+
+// The scope of a dotted counter name, and whether its last component is `name`.
+bool InScope(std::string_view full, const std::string& name, CounterScope scope) {
+  if (scope == CounterScope::kAny && full == name) return true;
+  if (full.size() <= name.size() + 1 || full.compare(full.size() - name.size(), name.size(), name) != 0 ||
+      full[full.size() - name.size() - 1] != '.') {
+    return false;
+  }
+  std::vector<std::string_view> parts;
+  for (size_t at = 0;;) {
+    const size_t dot = full.find('.', at);
+    parts.push_back(full.substr(at, dot == std::string_view::npos ? std::string_view::npos : dot - at));
+    if (dot == std::string_view::npos) break;
+    at = dot + 1;
+  }
+  switch (scope) {
+    case CounterScope::kAny: return true;
+    case CounterScope::kEndpoint: return parts.size() == 2 && parts[0] == "endpoint";
+    case CounterScope::kConnection: return parts.size() == 3 && parts[0] == "conn";
+    case CounterScope::kPath: return parts.size() == 4 && parts[0] == "path";
+    case CounterScope::kPathRx: return parts.size() == 5 && parts[0] == "path" && parts[3] == "rx";
+  }
+  return false;
+}
+
+struct CountDef {
+  TraceCountInfo info;
+  bool (*match)(const FrameRecord&, const FrameFacts&);
+};
+
+bool DeliveredToDut(const FrameRecord& r, const FrameFacts& f) {
+  return r.event == FrameRecord::Event::kRx && r.to_dut() && !r.corrupted && f.meta;
+}
+bool SentByDut(const FrameRecord& r, const FrameFacts& f) { return r.event == FrameRecord::Event::kTx && r.from_dut() && f.meta; }
+
+const std::vector<CountDef>& CountDefs() {
+  static const std::vector<CountDef> k = {
+      {{"dut.data_tx", "data packets the DUT sent"}, [](const FrameRecord& r, const FrameFacts& f) { return SentByDut(r, f) && f.data; }},
+      {{"dut.data_rtx", "data packets the DUT sent with RTX set"},
+       [](const FrameRecord& r, const FrameFacts& f) { return SentByDut(r, f) && f.data && f.rtx; }},
+      {{"dut.data_lost", "data packets of the DUT the fabric dropped or delivered corrupted"},
+       [](const FrameRecord& r, const FrameFacts& f) {
+         return r.from_dut() && f.meta && f.data && !r.duplicate &&
+                (r.event == FrameRecord::Event::kDrop || (r.event == FrameRecord::Event::kRx && r.corrupted));
+       }},
+      {{"dut.data_rx", "data packets delivered to the DUT intact"},
+       [](const FrameRecord& r, const FrameFacts& f) { return DeliveredToDut(r, f) && f.data; }},
+      {{"dut.data_rx_ce", "CE-marked data packets delivered to the DUT intact"},
+       [](const FrameRecord& r, const FrameFacts& f) { return DeliveredToDut(r, f) && f.data && f.ce; }},
+      {{"dut.data_rx_dup", "data packets delivered to the DUT intact whose (connection, path, epoch, PSN) it had received"},
+       nullptr},
+      {{"dut.acks_tx", "ACKs the DUT sent"}, [](const FrameRecord& r, const FrameFacts& f) { return SentByDut(r, f) && f.ack; }},
+      {{"dut.acks_rx", "ACKs delivered to the DUT intact"},
+       [](const FrameRecord& r, const FrameFacts& f) { return DeliveredToDut(r, f) && f.ack; }},
+      {{"dut.nacks_tx", "NACKs the DUT sent"}, [](const FrameRecord& r, const FrameFacts& f) { return SentByDut(r, f) && f.nack; }},
+      {{"dut.nacks_rx", "NACKs delivered to the DUT intact"},
+       [](const FrameRecord& r, const FrameFacts& f) { return DeliveredToDut(r, f) && f.nack; }},
+  };
+  return k;
+}
+
+}  // namespace
+
+const std::vector<TraceCountInfo>& TraceCounts() {
+  static const std::vector<TraceCountInfo> k = [] {
+    std::vector<TraceCountInfo> v;
+    for (const CountDef& d : CountDefs()) v.push_back(d.info);
+    return v;
+  }();
+  return k;
+}
+
+std::optional<uint64_t> Trace::Count(std::string_view name) const {
+  for (const CountDef& d : CountDefs()) {
+    if (d.info.name != name) continue;
+    uint64_t n = 0;
+    if (d.match == nullptr) {  // dut.data_rx_dup
+      std::set<std::tuple<uint32_t, uint32_t, uint8_t, uint32_t>> seen;
+      for (size_t i = 0; i < frames.size() && i < facts.size(); ++i) {
+        const FrameFacts& f = facts[i];
+        if (!DeliveredToDut(frames[i], f) || !f.data) continue;
+        n += seen.insert({f.conn, f.path, f.epoch, f.psn}).second ? 0 : 1;
+      }
+      return n;
+    }
+    for (size_t i = 0; i < frames.size() && i < facts.size(); ++i) n += d.match(frames[i], facts[i]) ? 1 : 0;
+    return n;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Trace::CounterSum(int host, const std::string& name, CounterScope scope) const {
   const TelemetrySample* s = LastTelemetry(host);
   if (s == nullptr) return std::nullopt;
   bool any = false;
   uint64_t sum = 0;
-  const std::string dotted = "." + suffix;
-  for (const auto& [name, v] : s->counters) {
-    if (name == suffix || (name.size() > dotted.size() && name.compare(name.size() - dotted.size(), dotted.size(), dotted) == 0)) {
+  for (const auto& [full, v] : s->counters) {
+    if (InScope(full, name, scope)) {
       sum += v;
       any = true;
     }

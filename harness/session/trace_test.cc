@@ -175,5 +175,51 @@ TEST(TraceTest, CounterSumAddsEveryScopeOfTheLastSampleOfAHost) {
   EXPECT_EQ(t.LastTelemetry(2), nullptr);
 }
 
+TEST(TraceTest, CounterScopesFollowTheChapter17Names) {
+  Trace t;
+  t.telemetry.push_back({10, kDutHost, {{"endpoint.rx_pkts", 1}, {"conn.7.rx_pkts", 10}, {"path.7.0.rx_pkts", 100},
+                                        {"path.7.0.rx.rx_pkts", 1000}, {"path.7.1.rx.rx_pkts", 2000}}, std::nullopt});
+  EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts"), 3111u);
+  EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kEndpoint), 1u);
+  EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kConnection), 10u);
+  EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kPath), 100u);
+  EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kPathRx), 3000u);
+  EXPECT_EQ(ParseCounterScope("path-rx"), CounterScope::kPathRx);
+  EXPECT_EQ(ParseCounterScope("paths"), std::nullopt);
+}
+
+TEST(TraceTest, EventCountsComeFromTheDutTap) {
+  Trace t;
+  auto deliver = [&](std::vector<uint8_t> b, uint64_t id, bool corrupted = false, bool dup = false) {
+    FrameRecord r = Rec(FrameRecord::Event::kRx, std::move(b), id, 1, kDutHost);
+    r.corrupted = corrupted;
+    r.duplicate = dup;
+    t.frames.push_back(r);
+  };
+  deliver(MetaWrite(0, 1, 0, 8), 1);
+  deliver(MetaWrite(0, 1, 0, 8), 2, false, true);              // a fabric duplicate: dup
+  deliver(MetaWrite(0, 2, 0, 8, wire::kEcnCe), 3);             // CE
+  deliver(MetaWrite(0, 3, 0, 8, wire::kEcnCe), 4, true);       // corrupted: not received
+  deliver(MetaWrite(1, 1, 0, 8), 5);                           // same PSN, other path: new
+  deliver(MetaWrite(0, 2, wire::kFlagRtx, 8), 6);              // retransmission of a received PSN: dup
+  deliver(MetaAck(100, 0), 7);
+  t.frames.push_back(Rec(FrameRecord::Event::kTx, MetaWrite(2, 9, 0, 8), 8));
+  t.frames.push_back(Rec(FrameRecord::Event::kDrop, MetaWrite(2, 9, 0, 8), 8));
+  t.frames.push_back(Rec(FrameRecord::Event::kTx, MetaWrite(2, 9, wire::kFlagRtx, 8), 9));
+  t.frames.push_back(Rec(FrameRecord::Event::kTx, MetaAck(100, 0), 10));
+  t.Analyze();
+  EXPECT_EQ(t.Count("dut.data_rx"), 5u);
+  EXPECT_EQ(t.Count("dut.data_rx_ce"), 1u);
+  EXPECT_EQ(t.Count("dut.data_rx_dup"), 2u);
+  EXPECT_EQ(t.Count("dut.acks_rx"), 1u);
+  EXPECT_EQ(t.Count("dut.data_tx"), 2u);
+  EXPECT_EQ(t.Count("dut.data_rtx"), 1u);
+  EXPECT_EQ(t.Count("dut.data_lost"), 1u);
+  EXPECT_EQ(t.Count("dut.acks_tx"), 1u);
+  EXPECT_EQ(t.Count("dut.nacks_tx"), 0u);
+  EXPECT_EQ(t.Count("dut.bogus"), std::nullopt);
+  for (const TraceCountInfo& i : TraceCounts()) EXPECT_TRUE(t.Count(i.name).has_value()) << i.name;
+}
+
 }  // namespace
 }  // namespace mroce::session

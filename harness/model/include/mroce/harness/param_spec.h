@@ -19,6 +19,7 @@ struct ParamSpec {
   double max = std::numeric_limits<double>::infinity();
   bool required = false;
   std::string doc;  // One line, with the unit ("RTTs", "bytes", "fraction of ...").
+  std::vector<std::string> one_of;  // kString: the accepted values (empty: any string).
 };
 
 // nullopt when `value` is valid for `spec`; else why not ("must be a number in [0, 1], got 2").

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mroce/dut/dut.h"
@@ -83,6 +84,20 @@ struct TelemetrySample {
   std::optional<uint64_t> state_bytes;
 };
 
+// Where a chapter-17 counter lives (MROCE-TEL-008): endpoint.NAME, conn.C.NAME, path.C.P.NAME
+// (sender side of the endpoint's own path) or path.C.P.rx.NAME (receiver side).
+enum class CounterScope : uint8_t { kAny, kEndpoint, kConnection, kPath, kPathRx };
+// "any", "endpoint", "connection", "path", "path-rx" (nullopt for another text).
+[[nodiscard]] std::optional<CounterScope> ParseCounterScope(std::string_view text);
+
+// An event the DUT's tap records, counted from the frames (MetaRoCE only). Chapter 17's counters
+// must agree with them exactly (MROCE-TEL-003); a count of 0 means the event never happened.
+struct TraceCountInfo {
+  std::string_view name;  // "dut.data_rx_ce"
+  std::string_view doc;
+};
+[[nodiscard]] const std::vector<TraceCountInfo>& TraceCounts();
+
 class Trace {
  public:
   std::vector<FrameRecord> frames;
@@ -101,9 +116,14 @@ class Trace {
   [[nodiscard]] static std::string Dump(const FrameRecord& r, uint16_t meta_port = 4797);
   // The last telemetry sample of `host`, if any.
   [[nodiscard]] const TelemetrySample* LastTelemetry(int host) const;
-  // Sum of every counter of `host`'s last sample whose name ends with "." + suffix (e.g.
-  // "crc_errors" sums endpoint.crc_errors and conn.N.crc_errors).
-  [[nodiscard]] std::optional<uint64_t> CounterSum(int host, const std::string& suffix) const;
+  // Sum of every counter named `name` (the last component) in `scope` of `host`'s last sample
+  // (e.g. "crc_errors" in any scope sums endpoint.crc_errors and conn.N.crc_errors); nullopt when
+  // the sample has none.
+  [[nodiscard]] std::optional<uint64_t> CounterSum(int host, const std::string& name,
+                                                   CounterScope scope = CounterScope::kAny) const;
+  // The number of events `name` (one of TraceCounts()) in the frames; nullopt for an unknown name.
+  // Needs Analyze().
+  [[nodiscard]] std::optional<uint64_t> Count(std::string_view name) const;
 };
 
 }  // namespace mroce::session
