@@ -217,7 +217,7 @@ std::string ProcessDut::StderrTail() const {
   return "; its stderr ends: \"" + std::string(start > 0 ? "..." : "") + tail + "\"";
 }
 
-void ProcessDut::SetFailure(const std::string& why) const {
+void ProcessDut::SetFailure(const std::string& why) {
   if (!failure_.empty()) return;
   // Stop it for good: a failed DUT must not act on the rest of the case.
   if (pid_ > 0 && exit_status_ < 0) {
@@ -228,7 +228,7 @@ void ProcessDut::SetFailure(const std::string& why) const {
   failure_ = "DUT process '" + options_.command + "' " + why + StderrTail();
 }
 
-bool ProcessDut::ReadControl(int timeout_ms) const {
+bool ProcessDut::ReadControl(int timeout_ms) {
   if (!failure_.empty()) return false;
   pollfd p{from_child_, POLLIN, 0};
   const int n = ::poll(&p, 1, timeout_ms);
@@ -264,7 +264,7 @@ bool ProcessDut::ReadControl(int timeout_ms) const {
   return failure_.empty();
 }
 
-void ProcessDut::HandleLine(std::string_view line) const {
+void ProcessDut::HandleLine(std::string_view line) {
   if (line.empty()) return;
   auto j = jsonl::ParseLine(line);
   if (!j.ok()) {
@@ -297,7 +297,7 @@ void ProcessDut::HandleLine(std::string_view line) const {
   replies_[id] = o;
 }
 
-Result<json> ProcessDut::Request(const std::string& op, json args) const {
+Result<json> ProcessDut::Request(const std::string& op, json args) {
   if (!failure_.empty()) return MakeError("dut.failed", failure_);
   const uint64_t id = next_id_++;
   // Until the DUT has been asked to send (a post_send, post_write or post_read), it has nothing in
@@ -499,40 +499,37 @@ std::vector<ConnEvent> ProcessDut::PollEvents() { return std::exchange(events_, 
 std::vector<Completion> ProcessDut::PollCompletions() { return std::exchange(completions_, {}); }
 
 namespace {
-json PostArgs(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length, uint64_t wr_id) {
-  return json{{"conn", conn}, {"stream", stream}, {"buffer", buffer_id}, {"offset", offset}, {"length", length}, {"wr_id", wr_id}};
+json PostArgs(ConnHandle conn, uint16_t stream, const LocalSlice& local, uint64_t wr_id) {
+  return json{{"conn", conn}, {"stream", stream}, {"buffer", local.buffer_id},
+              {"offset", local.offset}, {"length", local.length}, {"wr_id", wr_id}};
 }
 }  // namespace
 
-Status ProcessDut::PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t wr_id) {
-  auto r = Request("post_recv", PostArgs(conn, stream, buffer_id, offset, length, wr_id));
+Status ProcessDut::PostRecv(const RecvRequest& wr) {
+  auto r = Request("post_recv", PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  if (imm) a["imm"] = *imm;
+Status ProcessDut::PostSend(const SendRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  if (wr.imm) a["imm"] = *wr.imm;
   auto r = Request("post_send", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                             uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  a["remote_va"] = remote_va;
-  a["rkey"] = rkey;
-  if (imm) a["imm"] = *imm;
+Status ProcessDut::PostWrite(const WriteRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  a["remote_va"] = wr.remote.va;
+  a["rkey"] = wr.remote.rkey;
+  if (wr.imm) a["imm"] = *wr.imm;
   auto r = Request("post_write", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  a["remote_va"] = remote_va;
-  a["rkey"] = rkey;
+Status ProcessDut::PostRead(const ReadRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  a["remote_va"] = wr.remote.va;
+  a["rkey"] = wr.remote.rkey;
   auto r = Request("post_read", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
@@ -609,7 +606,7 @@ void ProcessDut::OnTimer(TimeNs now) {
   next_tick_ = now + options_.tick_ns;
 }
 
-std::vector<Counter> ProcessDut::Telemetry() const {
+std::vector<Counter> ProcessDut::Telemetry() {
   auto r = Request("telemetry");
   if (!r.ok()) return {};
   auto c = jsonl::CountersFromJson(r.value().contains("counters") ? r.value()["counters"] : json());
@@ -620,7 +617,7 @@ std::vector<Counter> ProcessDut::Telemetry() const {
   return std::move(c).value();
 }
 
-std::optional<uint64_t> ProcessDut::StateBytes() const {
+std::optional<uint64_t> ProcessDut::StateBytes() {
   auto r = Request("state");
   if (!r.ok()) return std::nullopt;
   const json& b = r.value().contains("bytes") ? r.value()["bytes"] : json();

@@ -69,23 +69,18 @@ class ProcessDut final : public Dut {
   Status Disconnect(ConnHandle conn, TimeNs now) override;
   std::vector<ConnEvent> PollEvents() override;
 
-  Status PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id) override;
-  Status PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) override;
-  Status PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                   uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm,
-                   TimeNs now) override;
-  Status PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) override;
+  Status PostRecv(const RecvRequest& wr) override;
+  Status PostSend(const SendRequest& wr, TimeNs now) override;
+  Status PostWrite(const WriteRequest& wr, TimeNs now) override;
+  Status PostRead(const ReadRequest& wr, TimeNs now) override;
   std::vector<Completion> PollCompletions() override;
 
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) override;
   [[nodiscard]] TimeNs NextDeadline() const override;
   void OnTimer(TimeNs now) override;
 
-  [[nodiscard]] std::vector<Counter> Telemetry() const override;
-  [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
+  [[nodiscard]] std::vector<Counter> Telemetry() override;
+  [[nodiscard]] std::optional<uint64_t> StateBytes() override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
   [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
   [[nodiscard]] TimeNs LongestStall() const override { return longest_stall_ns_; }
@@ -97,12 +92,12 @@ class ProcessDut final : public Dut {
   Status Spawn();
   // Sends one request and waits for its reply (events read meanwhile are queued). A transport
   // failure sets failure_; a reply with ok:false is returned as the DUT's error.
-  Result<nlohmann::json> Request(const std::string& op, nlohmann::json args = nlohmann::json::object()) const;
+  Result<nlohmann::json> Request(const std::string& op, nlohmann::json args = nlohmann::json::object());
   // Reads whatever the process wrote (non-blocking unless timeout_ms > 0); handles complete lines.
   // Returns false once the process has failed.
-  bool ReadControl(int timeout_ms) const;
-  void HandleLine(std::string_view line) const;
-  void SetFailure(const std::string& why) const;
+  bool ReadControl(int timeout_ms);
+  void HandleLine(std::string_view line);
+  void SetFailure(const std::string& why);
   [[nodiscard]] std::string ExitText() const;
   [[nodiscard]] std::string StderrTail() const;
   void DrainData();
@@ -125,21 +120,21 @@ class ProcessDut final : public Dut {
   int to_child_ = -1;
   int from_child_ = -1;
   std::string stderr_path_;
-  mutable std::string in_;
-  mutable uint64_t next_id_ = 1;
-  mutable std::map<uint64_t, nlohmann::json> replies_;
-  mutable std::vector<ConnEvent> events_;
-  mutable std::vector<Completion> completions_;
-  mutable std::string failure_;
-  mutable int exit_status_ = -1;  // waitpid status once reaped
+  std::string in_;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, nlohmann::json> replies_;
+  std::vector<ConnEvent> events_;
+  std::vector<Completion> completions_;
+  std::string failure_;
+  int exit_status_ = -1;  // waitpid status once reaped
 
   std::unique_ptr<DataPlane> data_;  // from Start()
   int64_t wall0_ = 0;
   TimeNs sim0_ = -1;
   TimeNs next_tick_ = 0;
   TimeNs longest_stall_ns_ = 0;  // LongestStall(): worst wall gap between two ticks' service
-  mutable int64_t served_wall_ = -1;  // wall time the harness last served the DUT (tick or setup request)
-  mutable bool sending_ = false;      // the DUT was asked to send: requests now stall it
+  int64_t served_wall_ = -1;  // wall time the harness last served the DUT (tick or setup request)
+  bool sending_ = false;      // the DUT was asked to send: requests now stall it
   std::vector<pollfd> wait_fds_;     // control pipe + the data plane's ReadFds(); empty: poll busily
   void RebuildWaitFds();
 };
