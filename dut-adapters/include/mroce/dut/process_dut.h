@@ -15,8 +15,9 @@
 // default data plane (UdpDataPlane, data_plane.h); Options::data_plane replaces them (the `dpdk`
 // adapter carries the same on-wire frames through an ethdev).
 //
-// Time: the process runs on its own clock. The harness paces its simulated clock to the wall clock
-// (it never runs ahead of it) and reads the process's frames and events every tick (tick_us).
+// Time: the process runs on its own clock. Every tick (tick_us of simulated time) the adapter holds
+// the harness's simulated clock until the wall clock has reached it (sim::WallClockDriver: simulated
+// time follows the wall clock, never ahead of it), reading the process's frames and events meanwhile.
 //
 // A process that exits, stops answering (timeout_ms per request) or writes anything that is not the
 // protocol makes Failure() non-empty with the reason and the tail of its stderr: the case is an
@@ -25,10 +26,8 @@
 
 #include <sys/types.h>
 
-#include <deque>
 #include <map>
 #include <memory>
-#include <poll.h>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,7 @@
 
 #include "mroce/dut/dut.h"
 #include "mroce/dut/data_plane.h"
+#include "mroce/sim/wall_clock_driver.h"
 
 namespace mroce::dut {
 
@@ -83,7 +83,7 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::optional<uint64_t> StateBytes() override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
   [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
-  [[nodiscard]] TimeNs LongestStall() const override { return longest_stall_ns_; }
+  [[nodiscard]] TimeNs LongestStall() const override { return clock_.longest_stall().nanos(); }
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
@@ -100,14 +100,17 @@ class ProcessDut final : public Dut {
   void SetFailure(const std::string& why);
   [[nodiscard]] std::string ExitText() const;
   [[nodiscard]] std::string StderrTail() const;
-  void DrainData();
+  // Hands the DUT's frames received since the last call to the sink; returns how many.
+  size_t DrainData();
   // The harness's side of fabric peer `virtual_ip` on `plane` (data plane AddPeer on its on-wire address).
   Status AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip);
   // On-wire address of a fabric address on a plane: net + plane * 256 + (host + 1).
   [[nodiscard]] wire::Ipv4Address Real(uint8_t plane, const wire::Ipv4Address& virtual_ip) const;
   // (plane, fabric address) of an on-wire address, if it is one of this case's.
   [[nodiscard]] std::optional<std::pair<uint8_t, wire::Ipv4Address>> Virtual(const wire::Ipv4Address& real_ip) const;
-  [[nodiscard]] int64_t WallNs() const;
+  // The driver sleeps on the control pipe and the data plane's ReadFds() between services; on
+  // none (a polled data plane) it spins.
+  void RebuildWaitFds();
 
   Options options_;
   std::string identity_;
@@ -129,14 +132,9 @@ class ProcessDut final : public Dut {
   int exit_status_ = -1;  // waitpid status once reaped
 
   std::unique_ptr<DataPlane> data_;  // from Start()
-  int64_t wall0_ = 0;
-  TimeNs sim0_ = -1;
+  sim::WallClockDriver clock_;  // started at the first tick; measures LongestStall()
   TimeNs next_tick_ = 0;
-  TimeNs longest_stall_ns_ = 0;  // LongestStall(): worst wall gap between two ticks' service
-  int64_t served_wall_ = -1;  // wall time the harness last served the DUT (tick or setup request)
-  bool sending_ = false;      // the DUT was asked to send: requests now stall it
-  std::vector<pollfd> wait_fds_;     // control pipe + the data plane's ReadFds(); empty: poll busily
-  void RebuildWaitFds();
+  bool sending_ = false;  // the DUT was asked to send: requests now stall it
 };
 
 }  // namespace mroce::dut
