@@ -5,7 +5,8 @@
 // fields) or bytes (addresses, ack.sack, payload). Codec errors raise _mroce.ParseError, a ValueError
 // subclass with attributes `field`, `offset` and `message`. The *_many functions convert whole
 // batches in one call so random cross-checks do not pay the Python call overhead per packet.
-// Python users import mroce.codec, which wraps this module.
+// Python users import mroce.codec, which wraps this module. Built with the campaign library, it also
+// runs campaigns (run_campaign, campaign_binding.cc; Python users call mroce.run).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -19,6 +20,9 @@
 
 #ifdef MROCE_HAVE_PCAP
 #include "mroce/pcap/pcap.h"
+#endif
+#ifdef MROCE_HAVE_CAMPAIGN
+#include "campaign_binding.h"
 #endif
 
 namespace py = pybind11;
@@ -320,5 +324,12 @@ PYBIND11_MODULE(_mroce, m) {
   m.attr("HAVE_PCAP") = true;
 #else
   m.attr("HAVE_PCAP") = false;
+#endif
+
+#ifdef MROCE_HAVE_CAMPAIGN
+  BindCampaign(m);  // run_campaign: mroce.run
+  m.attr("HAVE_CAMPAIGN") = true;
+#else
+  m.attr("HAVE_CAMPAIGN") = false;
 #endif
 }

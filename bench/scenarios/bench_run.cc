@@ -29,26 +29,15 @@ class QuietDut final : public dut::Dut {
   dut::Result<dut::ConnHandle> Connect(const dut::PeerInfo& p, dut::TimeNs now) override { return d_->Connect(p, now); }
   dut::Status Disconnect(dut::ConnHandle c, dut::TimeNs now) override { return d_->Disconnect(c, now); }
   std::vector<dut::ConnEvent> PollEvents() override { return d_->PollEvents(); }
-  dut::Status PostRecv(dut::ConnHandle c, uint16_t s, uint32_t id, uint64_t off, uint32_t len, uint64_t wr) override {
-    return d_->PostRecv(c, s, id, off, len, wr);
-  }
-  dut::Status PostSend(dut::ConnHandle c, uint16_t s, uint32_t id, uint64_t off, uint32_t len, uint64_t wr,
-                       std::optional<uint32_t> imm, dut::TimeNs now) override {
-    return d_->PostSend(c, s, id, off, len, wr, imm, now);
-  }
-  dut::Status PostWrite(dut::ConnHandle c, uint16_t s, uint32_t id, uint64_t off, uint32_t len, uint64_t va,
-                        uint32_t rkey, uint64_t wr, std::optional<uint32_t> imm, dut::TimeNs now) override {
-    return d_->PostWrite(c, s, id, off, len, va, rkey, wr, imm, now);
-  }
-  dut::Status PostRead(dut::ConnHandle c, uint16_t s, uint32_t id, uint64_t off, uint32_t len, uint64_t va,
-                       uint32_t rkey, uint64_t wr, dut::TimeNs now) override {
-    return d_->PostRead(c, s, id, off, len, va, rkey, wr, now);
-  }
+  dut::Status PostRecv(const dut::RecvRequest& wr) override { return d_->PostRecv(wr); }
+  dut::Status PostSend(const dut::SendRequest& wr, dut::TimeNs now) override { return d_->PostSend(wr, now); }
+  dut::Status PostWrite(const dut::WriteRequest& wr, dut::TimeNs now) override { return d_->PostWrite(wr, now); }
+  dut::Status PostRead(const dut::ReadRequest& wr, dut::TimeNs now) override { return d_->PostRead(wr, now); }
   std::vector<dut::Completion> PollCompletions() override { return d_->PollCompletions(); }
   void OnFrame(std::span<const uint8_t> f, uint8_t plane, dut::TimeNs now) override { d_->OnFrame(f, plane, now); }
   dut::TimeNs NextDeadline() const override { return d_->NextDeadline(); }
   void OnTimer(dut::TimeNs now) override { d_->OnTimer(now); }
-  std::optional<uint64_t> StateBytes() const override { return d_->StateBytes(); }
+  std::optional<uint64_t> StateBytes() override { return d_->StateBytes(); }
 
  private:
   std::unique_ptr<dut::Dut> d_;

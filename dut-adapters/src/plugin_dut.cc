@@ -314,38 +314,38 @@ std::vector<ConnEvent> PluginDut::PollEvents() {
   return out;
 }
 
-Status PluginDut::PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t wr_id) {
-  if (int rc = ops().post_recv(inst_, conn, stream, buffer_id, offset, length, wr_id); rc != MROCE_DUT_OK) {
+// The work-request structs map onto the C ABI's flat parameter lists (mroce_dut.h, ABI version 1).
+Status PluginDut::PostRecv(const RecvRequest& wr) {
+  if (int rc = ops().post_recv(inst_, wr.conn, wr.stream, wr.local.buffer_id, wr.local.offset, wr.local.length,
+                               wr.wr_id);
+      rc != MROCE_DUT_OK) {
     return Fail("post_recv", rc);
   }
   return OkStatus();
 }
 
-Status PluginDut::PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  if (int rc = ops().post_send(inst_, conn, stream, buffer_id, offset, length, wr_id, imm.has_value() ? 1 : 0,
-                               imm.value_or(0), now);
+Status PluginDut::PostSend(const SendRequest& wr, TimeNs now) {
+  if (int rc = ops().post_send(inst_, wr.conn, wr.stream, wr.local.buffer_id, wr.local.offset, wr.local.length,
+                               wr.wr_id, wr.imm.has_value() ? 1 : 0, wr.imm.value_or(0), now);
       rc != MROCE_DUT_OK) {
     return Fail("post_send", rc);
   }
   return OkStatus();
 }
 
-Status PluginDut::PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm,
-                            TimeNs now) {
-  if (int rc = ops().post_write(inst_, conn, stream, buffer_id, offset, length, remote_va, rkey, wr_id,
-                                imm.has_value() ? 1 : 0, imm.value_or(0), now);
+Status PluginDut::PostWrite(const WriteRequest& wr, TimeNs now) {
+  if (int rc = ops().post_write(inst_, wr.conn, wr.stream, wr.local.buffer_id, wr.local.offset, wr.local.length,
+                                wr.remote.va, wr.remote.rkey, wr.wr_id, wr.imm.has_value() ? 1 : 0,
+                                wr.imm.value_or(0), now);
       rc != MROCE_DUT_OK) {
     return Fail("post_write", rc);
   }
   return OkStatus();
 }
 
-Status PluginDut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) {
-  if (int rc = ops().post_read(inst_, conn, stream, buffer_id, offset, length, remote_va, rkey, wr_id, now);
+Status PluginDut::PostRead(const ReadRequest& wr, TimeNs now) {
+  if (int rc = ops().post_read(inst_, wr.conn, wr.stream, wr.local.buffer_id, wr.local.offset, wr.local.length,
+                               wr.remote.va, wr.remote.rkey, wr.wr_id, now);
       rc != MROCE_DUT_OK) {
     return Fail("post_read", rc);
   }
@@ -377,7 +377,7 @@ TimeNs PluginDut::NextDeadline() const { return ops().next_deadline(inst_); }
 
 void PluginDut::OnTimer(TimeNs now) { ops().on_timer(inst_, now); }
 
-std::vector<Counter> PluginDut::Telemetry() const {
+std::vector<Counter> PluginDut::Telemetry() {
   std::vector<Counter> out;
   if (ops().telemetry == nullptr) return out;
   auto emit = [](void* ctx, const char* name, uint64_t value) {
@@ -387,7 +387,7 @@ std::vector<Counter> PluginDut::Telemetry() const {
   return out;
 }
 
-std::optional<uint64_t> PluginDut::StateBytes() const {
+std::optional<uint64_t> PluginDut::StateBytes() {
   if (ops().state_bytes == nullptr) return std::nullopt;
   uint64_t bytes = 0;
   if (ops().state_bytes(inst_, &bytes) != MROCE_DUT_OK) return std::nullopt;

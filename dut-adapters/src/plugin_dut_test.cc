@@ -113,8 +113,9 @@ std::vector<InFlight> WriteScenario(Dut& a, Dut& b) {
     return established;
   }, 10'000'000));
 
-  EXPECT_TRUE(a.PostWrite(conn.value(), 0, src.value().id, 0, 20000, dst.value().va, dst.value().rkey, 77,
-                          std::nullopt, wire.now()).ok());
+  EXPECT_TRUE(a.PostWrite({.conn = conn.value(), .local = {src.value().id, 0, 20000},
+                           .remote = {dst.value().va, dst.value().rkey}, .wr_id = 77},
+                          wire.now()).ok());
   std::vector<Completion> done;
   EXPECT_TRUE(wire.Run(a, b, [&] {
     for (auto& c : a.PollCompletions()) done.push_back(c);

@@ -5,10 +5,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -217,7 +215,7 @@ std::string ProcessDut::StderrTail() const {
   return "; its stderr ends: \"" + std::string(start > 0 ? "..." : "") + tail + "\"";
 }
 
-void ProcessDut::SetFailure(const std::string& why) const {
+void ProcessDut::SetFailure(const std::string& why) {
   if (!failure_.empty()) return;
   // Stop it for good: a failed DUT must not act on the rest of the case.
   if (pid_ > 0 && exit_status_ < 0) {
@@ -228,7 +226,7 @@ void ProcessDut::SetFailure(const std::string& why) const {
   failure_ = "DUT process '" + options_.command + "' " + why + StderrTail();
 }
 
-bool ProcessDut::ReadControl(int timeout_ms) const {
+bool ProcessDut::ReadControl(int timeout_ms) {
   if (!failure_.empty()) return false;
   pollfd p{from_child_, POLLIN, 0};
   const int n = ::poll(&p, 1, timeout_ms);
@@ -264,7 +262,7 @@ bool ProcessDut::ReadControl(int timeout_ms) const {
   return failure_.empty();
 }
 
-void ProcessDut::HandleLine(std::string_view line) const {
+void ProcessDut::HandleLine(std::string_view line) {
   if (line.empty()) return;
   auto j = jsonl::ParseLine(line);
   if (!j.ok()) {
@@ -297,7 +295,7 @@ void ProcessDut::HandleLine(std::string_view line) const {
   replies_[id] = o;
 }
 
-Result<json> ProcessDut::Request(const std::string& op, json args) const {
+Result<json> ProcessDut::Request(const std::string& op, json args) {
   if (!failure_.empty()) return MakeError("dut.failed", failure_);
   const uint64_t id = next_id_++;
   // Until the DUT has been asked to send (a post_send, post_write or post_read), it has nothing in
@@ -305,12 +303,12 @@ Result<json> ProcessDut::Request(const std::string& op, json args) const {
   // service. From then on a request blocks the simulation while the DUT's clock runs: stall time.
   if (op == "post_send" || op == "post_write" || op == "post_read") sending_ = true;
   struct Served {
-    int64_t& at;
+    sim::WallClockDriver& clock;
     bool count;
     ~Served() {
-      if (count && at >= 0) at = MonotonicNs();
+      if (count && clock.started()) clock.MarkServed();
     }
-  } served{served_wall_, !sending_};
+  } served{clock_, !sending_};
   args["id"] = id;
   args["op"] = op;
   const std::string line = args.dump() + "\n";
@@ -376,8 +374,6 @@ std::optional<std::pair<uint8_t, wire::Ipv4Address>> ProcessDut::Virtual(const w
   return std::make_pair(static_cast<uint8_t>(plane), wire::Ipv4Address{10, 0, 0, static_cast<uint8_t>(n)});
 }
 
-int64_t ProcessDut::WallNs() const { return MonotonicNs(); }
-
 Status ProcessDut::Start(const HostConfig& config, FrameSink* sink) {
   config_ = config;
   sink_ = sink;
@@ -417,11 +413,13 @@ Status ProcessDut::AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip) {
 }
 
 void ProcessDut::RebuildWaitFds() {
-  wait_fds_.clear();
-  const std::vector<int> fds = data_ ? data_->ReadFds() : std::vector<int>{};
-  if (fds.empty()) return;  // a polled data plane (ethdev): OnTimer spins
-  wait_fds_.push_back(pollfd{from_child_, POLLIN, 0});
-  for (int fd : fds) wait_fds_.push_back(pollfd{fd, POLLIN, 0});
+  const std::vector<int> data_fds = data_ ? data_->ReadFds() : std::vector<int>{};
+  std::vector<int> fds;
+  if (!data_fds.empty()) {  // a polled data plane (ethdev) has none: the driver spins
+    fds.push_back(from_child_);
+    fds.insert(fds.end(), data_fds.begin(), data_fds.end());
+  }
+  clock_.SetWaitFds(fds);
 }
 
 Result<Buffer> ProcessDut::AllocBuffer(uint64_t length, uint32_t access) {
@@ -499,40 +497,37 @@ std::vector<ConnEvent> ProcessDut::PollEvents() { return std::exchange(events_, 
 std::vector<Completion> ProcessDut::PollCompletions() { return std::exchange(completions_, {}); }
 
 namespace {
-json PostArgs(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length, uint64_t wr_id) {
-  return json{{"conn", conn}, {"stream", stream}, {"buffer", buffer_id}, {"offset", offset}, {"length", length}, {"wr_id", wr_id}};
+json PostArgs(ConnHandle conn, uint16_t stream, const LocalSlice& local, uint64_t wr_id) {
+  return json{{"conn", conn}, {"stream", stream}, {"buffer", local.buffer_id},
+              {"offset", local.offset}, {"length", local.length}, {"wr_id", wr_id}};
 }
 }  // namespace
 
-Status ProcessDut::PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t wr_id) {
-  auto r = Request("post_recv", PostArgs(conn, stream, buffer_id, offset, length, wr_id));
+Status ProcessDut::PostRecv(const RecvRequest& wr) {
+  auto r = Request("post_recv", PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  if (imm) a["imm"] = *imm;
+Status ProcessDut::PostSend(const SendRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  if (wr.imm) a["imm"] = *wr.imm;
   auto r = Request("post_send", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                             uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  a["remote_va"] = remote_va;
-  a["rkey"] = rkey;
-  if (imm) a["imm"] = *imm;
+Status ProcessDut::PostWrite(const WriteRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  a["remote_va"] = wr.remote.va;
+  a["rkey"] = wr.remote.rkey;
+  if (wr.imm) a["imm"] = *wr.imm;
   auto r = Request("post_write", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
 
-Status ProcessDut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) {
-  json a = PostArgs(conn, stream, buffer_id, offset, length, wr_id);
-  a["remote_va"] = remote_va;
-  a["rkey"] = rkey;
+Status ProcessDut::PostRead(const ReadRequest& wr, TimeNs now) {
+  json a = PostArgs(wr.conn, wr.stream, wr.local, wr.wr_id);
+  a["remote_va"] = wr.remote.va;
+  a["rkey"] = wr.remote.rkey;
   auto r = Request("post_read", std::move(a));
   return r.ok() ? OkStatus() : Status(r.error());
 }
@@ -564,9 +559,9 @@ void ProcessDut::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs n
   (void)data_->Send(plane, out);  // errors counted by the data plane; the protocol recovers from loss
 }
 
-void ProcessDut::DrainData() {
-  if (data_ == nullptr) return;
-  data_->Poll([&](const WireDatagram& d) {
+size_t ProcessDut::DrainData() {
+  if (data_ == nullptr) return 0;
+  return data_->Poll([&](const WireDatagram& d) {
     if (sink_ == nullptr || d.plane >= config_.num_planes) return;
     if (d.src != Real(d.plane, config_.ip)) return;  // not from the DUT's port on this plane
     const auto where = Virtual(d.dst);
@@ -582,34 +577,20 @@ TimeNs ProcessDut::NextDeadline() const { return failure_.empty() ? next_tick_ :
 
 void ProcessDut::OnTimer(TimeNs now) {
   if (!failure_.empty()) return;
-  if (sim0_ < 0) {
-    // Sleeps below are a few microseconds: ask the kernel not to round them up by its default
-    // 50 us timer slack (per thread: the one running this case).
-    ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    sim0_ = now;
-    wall0_ = WallNs();
-  }
-  // Simulated time is paced to wall time: wait until the wall clock reaches this tick, reading the
-  // DUT's output meanwhile; sleep on its descriptors rather than spin, so a loaded host keeps a core
-  // for the DUT. When the harness is behind (a busy simulation), ticks come back to back and the
-  // DUT is still served; a long wall gap between two ticks is a stall the DUT saw (LongestStall()).
-  const int64_t target = wall0_ + (now - sim0_);
-  const int64_t entry = WallNs();
-  if (served_wall_ >= 0) longest_stall_ns_ = std::max<TimeNs>(longest_stall_ns_, entry - served_wall_);
-  while (true) {
-    if (!ReadControl(0)) return;
-    DrainData();
-    const int64_t left = target - WallNs();
-    if (left <= 0) break;
-    if (wait_fds_.empty()) continue;  // polled data plane
-    const timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
-    ::ppoll(wait_fds_.data(), wait_fds_.size(), &ts, nullptr);
-  }
-  served_wall_ = WallNs();
+  if (!clock_.started()) clock_.Start(sim::Time::FromNanos(now));
+  // The simulated clock is held at this tick until the wall clock reaches it; the DUT is served
+  // meanwhile. When the harness is behind (a busy simulation), ticks come back to back and the DUT
+  // is still served; a long wall gap between two ticks is a stall the DUT saw (LongestStall()).
+  clock_.WaitUntil(sim::Time::FromNanos(now), [this](sim::Time) {
+    using Service = sim::WallClockDriver::Service;
+    if (!ReadControl(0)) return Service::kReturn;
+    return DrainData() > 0 ? Service::kBusy : Service::kIdle;
+  });
+  if (!failure_.empty()) return;
   next_tick_ = now + options_.tick_ns;
 }
 
-std::vector<Counter> ProcessDut::Telemetry() const {
+std::vector<Counter> ProcessDut::Telemetry() {
   auto r = Request("telemetry");
   if (!r.ok()) return {};
   auto c = jsonl::CountersFromJson(r.value().contains("counters") ? r.value()["counters"] : json());
@@ -620,7 +601,7 @@ std::vector<Counter> ProcessDut::Telemetry() const {
   return std::move(c).value();
 }
 
-std::optional<uint64_t> ProcessDut::StateBytes() const {
+std::optional<uint64_t> ProcessDut::StateBytes() {
   auto r = Request("state");
   if (!r.ok()) return std::nullopt;
   const json& b = r.value().contains("bytes") ? r.value()["bytes"] : json();

@@ -150,33 +150,30 @@ std::vector<ConnEvent> ReferenceDut::PollEvents() {
   return out;
 }
 
-Status ReferenceDut::PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                              uint32_t length, uint64_t wr_id) {
-  auto p = Slice(buffer_id, offset, length);
+Status ReferenceDut::PostRecv(const RecvRequest& wr) {
+  auto p = Slice(wr.local.buffer_id, wr.local.offset, wr.local.length);
   if (!p.ok()) return p.error();
-  return endpoint_->PostRecv(conn, stream, p.value(), length, wr_id);
+  return endpoint_->PostRecv(wr.conn, wr.stream, p.value(), wr.local.length, wr.wr_id);
 }
 
-Status ReferenceDut::PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                              uint32_t length, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  auto p = Slice(buffer_id, offset, length);
+Status ReferenceDut::PostSend(const SendRequest& wr, TimeNs now) {
+  auto p = Slice(wr.local.buffer_id, wr.local.offset, wr.local.length);
   if (!p.ok()) return p.error();
-  return endpoint_->PostSend(conn, stream, p.value(), length, wr_id, imm, now);
+  return endpoint_->PostSend(wr.conn, wr.stream, p.value(), wr.local.length, wr.wr_id, wr.imm, now);
 }
 
-Status ReferenceDut::PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                               uint32_t length, uint64_t remote_va, uint32_t rkey, uint64_t wr_id,
-                               std::optional<uint32_t> imm, TimeNs now) {
-  auto p = Slice(buffer_id, offset, length);
+Status ReferenceDut::PostWrite(const WriteRequest& wr, TimeNs now) {
+  auto p = Slice(wr.local.buffer_id, wr.local.offset, wr.local.length);
   if (!p.ok()) return p.error();
-  return endpoint_->PostWrite(conn, stream, p.value(), length, remote_va, rkey, wr_id, imm, now);
+  return endpoint_->PostWrite(wr.conn, wr.stream, p.value(), wr.local.length, wr.remote.va, wr.remote.rkey, wr.wr_id,
+                              wr.imm, now);
 }
 
-Status ReferenceDut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                              uint32_t length, uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) {
-  auto p = Slice(buffer_id, offset, length);
+Status ReferenceDut::PostRead(const ReadRequest& wr, TimeNs now) {
+  auto p = Slice(wr.local.buffer_id, wr.local.offset, wr.local.length);
   if (!p.ok()) return p.error();
-  return endpoint_->PostRead(conn, stream, p.value(), length, remote_va, rkey, wr_id, now);
+  return endpoint_->PostRead(wr.conn, wr.stream, p.value(), wr.local.length, wr.remote.va, wr.remote.rkey, wr.wr_id,
+                             now);
 }
 
 std::vector<Completion> ReferenceDut::PollCompletions() {
@@ -206,7 +203,7 @@ void ReferenceDut::OnTimer(TimeNs now) {
   if (endpoint_) endpoint_->OnTimer(now);
 }
 
-std::vector<Counter> ReferenceDut::Telemetry() const {
+std::vector<Counter> ReferenceDut::Telemetry() {
   std::vector<Counter> out;
   if (!endpoint_) return out;
   // Names exactly as docs/spec chapter 17: endpoint.<name>, conn.<id>.<name>,
@@ -215,7 +212,7 @@ std::vector<Counter> ReferenceDut::Telemetry() const {
   return out;
 }
 
-std::optional<uint64_t> ReferenceDut::StateBytes() const {
+std::optional<uint64_t> ReferenceDut::StateBytes() {
   if (!endpoint_) return std::nullopt;
   return endpoint_->StateBytes();
 }

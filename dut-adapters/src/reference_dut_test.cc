@@ -97,8 +97,9 @@ TEST(ReferenceDutTest, WriteThroughTheAdapterLandsAndCompletes) {
     return established;
   }, 10'000'000));
 
-  ASSERT_TRUE(a.PostWrite(conn.value(), 0, src.value().id, 0, 20000, dst.value().va, dst.value().rkey, 77,
-                          std::nullopt, wire.now()).ok());
+  ASSERT_TRUE(a.PostWrite({.conn = conn.value(), .local = {src.value().id, 0, 20000},
+                           .remote = {dst.value().va, dst.value().rkey}, .wr_id = 77},
+                          wire.now()).ok());
   std::vector<Completion> done;
   ASSERT_TRUE(wire.Run(a, b, [&] {
     for (auto& c : a.PollCompletions()) done.push_back(c);

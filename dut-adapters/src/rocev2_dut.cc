@@ -151,21 +151,22 @@ Status Rocev2Dut::Disconnect(ConnHandle conn, TimeNs) {
 
 std::vector<ConnEvent> Rocev2Dut::PollEvents() { return std::exchange(events_, {}); }
 
-Result<rocev2::Sge> Rocev2Dut::Local(uint32_t buffer_id, uint64_t offset, uint32_t length) {
-  if (buffer_id >= regions_.size()) return MakeError("dut.buffer", "unknown buffer id " + std::to_string(buffer_id));
-  const Region& r = *regions_[buffer_id];
-  if (offset > r.bytes.size() || length > r.bytes.size() - offset) {
-    return MakeError("dut.bounds", "range outside buffer " + std::to_string(buffer_id));
+Result<rocev2::Sge> Rocev2Dut::Local(const LocalSlice& local) {
+  if (local.buffer_id >= regions_.size()) {
+    return MakeError("dut.buffer", "unknown buffer id " + std::to_string(local.buffer_id));
   }
-  return rocev2::Sge{r.mr.va + offset, length, r.mr.lkey};
+  const Region& r = *regions_[local.buffer_id];
+  if (local.offset > r.bytes.size() || local.length > r.bytes.size() - local.offset) {
+    return MakeError("dut.bounds", "range outside buffer " + std::to_string(local.buffer_id));
+  }
+  return rocev2::Sge{r.mr.va + local.offset, local.length, r.mr.lkey};
 }
 
-Status Rocev2Dut::PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t wr_id) {
-  auto sge = Local(buffer_id, offset, length);
+Status Rocev2Dut::PostRecv(const RecvRequest& wr) {
+  auto sge = Local(wr.local);
   if (!sge.ok()) return sge.error();
-  stream_of_wr_[wr_id] = stream;
-  auto st = endpoint_->PostRecv(conn, rocev2::RecvWr{wr_id, sge.value()});
+  stream_of_wr_[wr.wr_id] = wr.stream;
+  auto st = endpoint_->PostRecv(wr.conn, rocev2::RecvWr{wr.wr_id, sge.value()});
   if (!st.ok()) return Wrap(st.error());
   return OkStatus();
 }
@@ -177,27 +178,26 @@ Status Rocev2Dut::Post(ConnHandle conn, uint16_t stream, const rocev2::SendWr& w
   return OkStatus();
 }
 
-Status Rocev2Dut::PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  if (imm) return MakeError("dut.unsupported", "the RoCEv2 baseline has no immediate data");
-  auto sge = Local(buffer_id, offset, length);
+Status Rocev2Dut::PostSend(const SendRequest& wr, TimeNs now) {
+  if (wr.imm) return MakeError("dut.unsupported", "the RoCEv2 baseline has no immediate data");
+  auto sge = Local(wr.local);
   if (!sge.ok()) return sge.error();
-  return Post(conn, stream, rocev2::SendWr{wr_id, rocev2::WrOpcode::kSend, sge.value(), 0, 0}, now);
+  return Post(wr.conn, wr.stream, rocev2::SendWr{wr.wr_id, rocev2::WrOpcode::kSend, sge.value(), 0, 0}, now);
 }
 
-Status Rocev2Dut::PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                            uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) {
-  if (imm) return MakeError("dut.unsupported", "the RoCEv2 baseline has no immediate data");
-  auto sge = Local(buffer_id, offset, length);
+Status Rocev2Dut::PostWrite(const WriteRequest& wr, TimeNs now) {
+  if (wr.imm) return MakeError("dut.unsupported", "the RoCEv2 baseline has no immediate data");
+  auto sge = Local(wr.local);
   if (!sge.ok()) return sge.error();
-  return Post(conn, stream, rocev2::SendWr{wr_id, rocev2::WrOpcode::kWrite, sge.value(), remote_va, rkey}, now);
+  return Post(wr.conn, wr.stream,
+              rocev2::SendWr{wr.wr_id, rocev2::WrOpcode::kWrite, sge.value(), wr.remote.va, wr.remote.rkey}, now);
 }
 
-Status Rocev2Dut::PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                           uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) {
-  auto sge = Local(buffer_id, offset, length);
+Status Rocev2Dut::PostRead(const ReadRequest& wr, TimeNs now) {
+  auto sge = Local(wr.local);
   if (!sge.ok()) return sge.error();
-  return Post(conn, stream, rocev2::SendWr{wr_id, rocev2::WrOpcode::kRead, sge.value(), remote_va, rkey}, now);
+  return Post(wr.conn, wr.stream,
+              rocev2::SendWr{wr.wr_id, rocev2::WrOpcode::kRead, sge.value(), wr.remote.va, wr.remote.rkey}, now);
 }
 
 std::vector<Completion> Rocev2Dut::PollCompletions() {
@@ -230,7 +230,7 @@ void Rocev2Dut::OnTimer(TimeNs now) {
   if (endpoint_) endpoint_->OnTimer(now);
 }
 
-std::vector<Counter> Rocev2Dut::Telemetry() const {
+std::vector<Counter> Rocev2Dut::Telemetry() {
   std::vector<Counter> out;
   if (!endpoint_) return out;
   auto add = [&](const std::string& prefix, const rocev2::Counters& cs) {
@@ -243,7 +243,7 @@ std::vector<Counter> Rocev2Dut::Telemetry() const {
   return out;
 }
 
-std::optional<uint64_t> Rocev2Dut::StateBytes() const {
+std::optional<uint64_t> Rocev2Dut::StateBytes() {
   if (!endpoint_) return std::nullopt;
   return endpoint_->StateBytes();
 }

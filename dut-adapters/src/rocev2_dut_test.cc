@@ -94,7 +94,9 @@ TEST(Rocev2DutTest, OutOfBandSetupThenWrite) {
   std::vector<uint8_t> data(10000);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i ^ 0x5a);
   ASSERT_TRUE(a.WriteBuffer(src.value().id, 0, data).ok());
-  ASSERT_TRUE(a.PostWrite(ah.value(), 3, src.value().id, 0, 10000, dst.value().va, dst.value().rkey, 9, std::nullopt, 0).ok());
+  ASSERT_TRUE(a.PostWrite({.conn = ah.value(), .stream = 3, .local = {src.value().id, 0, 10000},
+                           .remote = {dst.value().va, dst.value().rkey}, .wr_id = 9},
+                          0).ok());
   std::vector<Completion> done;
   ASSERT_TRUE(link.Run(a, b, [&] {
     for (auto& c : a.PollCompletions()) done.push_back(c);

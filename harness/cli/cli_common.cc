@@ -3,11 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "mroce/harness/case_loader.h"
-#include "mroce/harness/catalog_loader.h"
-#include "mroce/session/checks.h"
-#include "mroce/session/stage_factory.h"
-
 namespace mroce::cli {
 
 namespace fs = std::filesystem;
@@ -19,40 +14,27 @@ std::string DefaultSuite() {
 
 std::string FindCatalog(const std::string& flag, const std::string& suite) {
   if (!flag.empty()) return flag;
+  if (std::string near = campaign::FindCatalogNear(suite); !near.empty()) return near;
   std::error_code ec;
-  fs::path base = fs::is_directory(suite, ec) ? fs::path(suite) : fs::path(suite).parent_path();
-  for (const fs::path& p : {base / "clauses.json", base / ".." / "docs" / "spec" / "clauses.json",
-                            fs::path(MROCE_DEFAULT_CATALOG)}) {
-    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-  }
+  if (fs::is_regular_file(MROCE_DEFAULT_CATALOG, ec)) return fs::path(MROCE_DEFAULT_CATALOG).lexically_normal().string();
   return "";
+}
+
+std::optional<campaign::Suite> LoadSuite(const std::string& path, const std::string& catalog_flag, std::ostream& err) {
+  auto suite = campaign::LoadSuite(path, FindCatalog(catalog_flag, path));
+  if (!suite.ok()) {
+    err << suite.error().message;
+    return std::nullopt;
+  }
+  return std::move(suite).value();
 }
 
 std::optional<std::vector<harness::Case>> LoadSuite(const std::string& path, const std::string& catalog_flag,
                                                     harness::Catalog* catalog, std::ostream& err) {
-  std::string catalog_path = FindCatalog(catalog_flag, path);
-  harness::LoaderOptions options;
-  // Names the harness knows: a misspelt check or stage is a configuration error at load time.
-  for (const session::CheckInfo& c : session::AllChecks()) {
-    options.known_checks.insert(c.name);
-    options.check_params[c.name] = c.params;
-  }
-  for (const std::string& k : session::StageKinds()) options.known_stages.insert(k);
-  if (!catalog_path.empty()) {
-    auto loaded = harness::LoadCatalogFile(catalog_path);
-    if (!loaded.ok()) {
-      err << loaded.ErrorText();
-      return std::nullopt;
-    }
-    *catalog = std::move(loaded.value);
-    options.catalog = catalog;
-  }
-  auto cases = harness::LoadCases(path, options);
-  if (!cases.ok()) {
-    err << cases.ErrorText();
-    return std::nullopt;
-  }
-  return std::move(cases.value);
+  auto suite = LoadSuite(path, catalog_flag, err);
+  if (!suite) return std::nullopt;
+  *catalog = std::move(suite->catalog);
+  return std::move(suite->cases);
 }
 
 }  // namespace mroce::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mroce/campaign/suite_run.h"
 #include "mroce/harness/case.h"
 #include "mroce/harness/catalog.h"
 
@@ -18,8 +19,10 @@ namespace mroce::cli {
 // the source tree's docs/spec/clauses.json, the first that exists; empty when none does.
 [[nodiscard]] std::string FindCatalog(const std::string& flag, const std::string& suite);
 
-// Loads the catalog (when found) and the cases under `path`; prints diagnostics to `err` and
-// returns nullopt on any error. `catalog` receives the catalog (empty when none was found).
+// Loads the catalog (when found) and the cases under `path` (campaign::LoadSuite); prints
+// diagnostics to `err` and returns nullopt on any error.
+std::optional<campaign::Suite> LoadSuite(const std::string& path, const std::string& catalog_flag, std::ostream& err);
+// The same, the catalog apart (empty when none was found).
 std::optional<std::vector<harness::Case>> LoadSuite(const std::string& path, const std::string& catalog_flag,
                                                     harness::Catalog* catalog, std::ostream& err);
 

@@ -10,7 +10,6 @@
 // drain the pipelines, print the final statistics, close the ports and exit 0.
 // Exit 2 on bad flags, profiles, EAL arguments or ports; 3 when built without DPDK.
 #include <signal.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,33 +230,27 @@ class ImpairCommand : public Command {
     g_stop = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    dp::TscClock clock;
+    constexpr int kIdlePollsBeforeSleep = 64;
+    // The pipelines' simulated time follows the wall clock (the TSC, from 0 at the start).
+    dp::TscClock tsc;
+    sim::WallClockDriver clock({.wall = [&tsc] { return tsc.NowNs(); },
+                                .idle_sleep_ns = idle_sleep_ns,
+                                .idle_services_before_sleep = kIdlePollsBeforeSleep});
+    clock.Start(sim::Time::Zero());
     int64_t next_stats = interval_ns > 0 ? interval_ns : INT64_MAX;
     int64_t now = 0;
     const char* why = "interrupted";
-    constexpr int kIdlePollsBeforeSleep = 64;
-    int idle_polls = 0;
-    uint64_t naps = 0;
-    if (idle_sleep_ns > 0) prctl(PR_SET_TIMERSLACK, 1000UL);  // Wake within ~1 us of the nap's end.
     if (idle_sleep_ns > 0) out << "  idle: sleeps up to " << idle_sleep_ << " after " << kIdlePollsBeforeSleep << " empty polls\n";
     out.flush();
     while (!g_stop) {
-      now = clock.NowNs();
-      const size_t got = bridge.Poll(now);
-      if (idle_sleep_ns > 0) {
-        idle_polls = got == 0 ? idle_polls + 1 : 0;
-        if (idle_polls >= kIdlePollsBeforeSleep) {
-          // Poll has sent everything it had; only a parked packet has a deadline, so wake for it.
-          int64_t nap = idle_sleep_ns;
-          const sim::Time next = sim.NextEventTime();
-          if (!next.IsInfinite()) nap = std::min(nap, next.nanos() - now);
-          if (nap > 0) {
-            const timespec ts{0, static_cast<long>(nap)};
-            nanosleep(&ts, nullptr);
-            ++naps;
-          }
-        }
-      }
+      // Polls the ports until the pipelines' next event is due (Poll runs the events due by the
+      // time it is given); frames that arrive may have scheduled a sooner one, and the statistics,
+      // the duration and a signal need this loop: those end the wait at once.
+      now = clock.WaitUntil(sim.NextEventTime(), [&](sim::Time t) {
+        const size_t got = bridge.Poll(t.nanos());
+        const bool loop = got > 0 || g_stop || t.nanos() >= next_stats || (duration_ns > 0 && t.nanos() >= duration_ns);
+        return loop ? sim::WallClockDriver::Service::kReturn : sim::WallClockDriver::Service::kIdle;
+      }).nanos();
       if (now >= next_stats) {
         PrintStats(out, bridge, ports, names, now, "live");
         next_stats += interval_ns;
@@ -268,10 +261,10 @@ class ImpairCommand : public Command {
         break;
       }
     }
-    const size_t left = bridge.Drain([&] { return clock.NowNs(); }, 100'000'000);
-    now = clock.NowNs();
+    const size_t left = bridge.Drain(clock, sim::Duration::Millis(100));
+    now = clock.Now().nanos();
     PrintStats(out, bridge, ports, names, now, (std::string("final (") + why + ")").c_str());
-    if (idle_sleep_ns > 0) out << "  idle sleeps: " << naps << "\n";
+    if (idle_sleep_ns > 0) out << "  idle sleeps: " << clock.naps() << "\n";
     if (left > 0) out << "  " << left << " packet(s) still held by stages after a 100 ms drain were discarded\n";
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);

@@ -1,62 +1,32 @@
 // `mroce-cts run`: runs a suite against a DUT in the simulated fabric and writes the run directory
 // (report.json, junit.xml, report.html, evidence/). Without arguments: the whole bundled suite
-// against the bundled reference endpoint.
+// against the bundled reference endpoint. The campaign library (harness/campaign) selects and runs
+// the cases; this file parses the flags, prints progress and the summary, and writes the run
+// directory (once before the first case, marked incomplete, and once at the end).
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
 #include <csignal>
-#include <ctime>
 #include <filesystem>
 #include <iomanip>
-#include <mutex>
+#include <map>
 #include <sstream>
-#include <thread>
 
 #include "cli_common.h"
 #include "command.h"
-#include "mroce/dut/dut_spec.h"
+#include "mroce/campaign/suite_run.h"
 #include "mroce/harness/expectations.h"
 #include "mroce/harness/expectations_loader.h"
 #include "mroce/harness/failure_text.h"
 #include "mroce/reports/run_dir.h"
-#include "mroce/session/session.h"
 
 namespace mroce::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnSigint(int) { g_interrupted.store(true); }
-
-std::string NowRfc3339() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// Parses "I/N" (1 <= I <= N).
-bool ParseShard(const std::string& text, int* index, int* count) {
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) return false;
-  try {
-    size_t a = 0, b = 0;
-    *index = std::stoi(text.substr(0, slash), &a);
-    *count = std::stoi(text.substr(slash + 1), &b);
-    if (a != slash || b != text.size() - slash - 1) return false;
-  } catch (...) {
-    return false;
-  }
-  return *count >= 1 && *index >= 1 && *index <= *count;
-}
-
+// One progress line (or a bar on a terminal) per finished case; the campaign calls Done one at a time.
 class Progress {
  public:
   Progress(size_t total, std::ostream& out) : total_(total), out_(out), tty_(isatty(STDERR_FILENO) != 0) {}
   void Done(const harness::TestResult& t) {
-    std::lock_guard<std::mutex> lock(mu_);
     ++done_;
     ++counts_[t.verdict];
     if (tty_) {
@@ -85,7 +55,6 @@ class Progress {
   size_t total_;
   std::ostream& out_;
   bool tty_;
-  std::mutex mu_;
   size_t done_ = 0;
   size_t last_len_ = 0;
   std::map<harness::Verdict, size_t> counts_;
@@ -110,18 +79,9 @@ class RunCommand : public Command {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
-    auto spec = dut::DutSpec::Parse(dut_);
-    if (!spec.ok()) {
-      err << "mroce-cts run: error: " << spec.error().message << "\n";
-      return harness::kExitUsage;
-    }
-    auto probe = dut::MakeDut(spec.value());
-    if (!probe.ok()) {
-      err << "mroce-cts run: error: " << probe.error().message << "\n";
-      return harness::kExitUsage;
-    }
-    int shard_i = 1, shard_n = 1;
-    if (!shard_.empty() && !ParseShard(shard_, &shard_i, &shard_n)) {
+    std::optional<campaign::Shard> shard = campaign::Shard{};
+    if (!shard_.empty()) shard = campaign::Shard::Parse(shard_);
+    if (!shard) {
       err << "mroce-cts run: error: --shard '" << shard_ << "': expected I/N with 1 <= I <= N, e.g. 2/4\n";
       return harness::kExitUsage;
     }
@@ -137,102 +97,49 @@ class RunCommand : public Command {
       err << "mroce-cts run: error: --live-attempts " << live_attempts_ << ": must be >= 1\n";
       return harness::kExitUsage;
     }
-    std::vector<harness::Expectation> waivers;
+    campaign::RunSpec spec;
+    spec.dut_spec = dut_;
+    spec.seed = seed_;
+    spec.filter = filter_;
+    spec.shard = *shard;
+    spec.suite_version = MROCE_CTS_VERSION;
     if (!expectations_.empty()) {
       auto loaded = harness::LoadExpectationsFile(expectations_);
       if (!loaded.ok()) {
         err << loaded.ErrorText();
         return harness::kExitUsage;
       }
-      waivers = std::move(loaded.value);
+      spec.waivers = std::move(loaded.value);
     }
-    harness::Catalog catalog;
-    auto cases = LoadSuite(suite_, catalog_, &catalog, err);
-    if (!cases) return harness::kExitUsage;
-    std::vector<const harness::Case*> selected;
-    size_t index = 0;
-    for (const harness::Case& c : *cases) {
-      if (!filter_.empty() && !harness::GlobMatch(filter_, c.id)) continue;
-      if (static_cast<int>(index++ % static_cast<size_t>(shard_n)) == shard_i - 1) selected.push_back(&c);
-    }
-    if (selected.empty()) {
-      err << "mroce-cts run: error: no case in '" << suite_ << "' matches"
-          << (filter_.empty() ? std::string() : " --filter '" + filter_ + "'")
-          << (shard_.empty() ? std::string() : " in shard " + shard_) << "\n";
+    const auto suite = LoadSuite(suite_, catalog_, err);
+    if (!suite) return harness::kExitUsage;
+    auto planned = campaign::PlanRun(*suite, spec);
+    if (!planned.ok()) {
+      err << "mroce-cts run: error: " << planned.error().message << "\n";
       return harness::kExitUsage;
     }
+    const campaign::RunPlan& plan = planned.value();
     std::error_code ec;
     std::filesystem::create_directories(out_, ec);
     if (ec) {
       err << "mroce-cts run: error: --out '" << out_ << "': " << ec.message() << "\n";
       return harness::kExitUsage;
     }
-
-    harness::RunResult run;
-    run.suite_version = MROCE_CTS_VERSION;
-    run.dut.identity = probe.value()->Identity();
-    run.dut.description = std::string(dut::ProtocolName(probe.value()->Caps().protocol)) + " device, --dut " + dut_;
-    run.seed = seed_;
-    run.started_at = NowRfc3339();
-    run.incomplete = true;  // until every selected case has a result
     std::string werr;
-    if (!reports::WriteRunDir(out_, run, &werr)) {
+    if (!reports::WriteRunDir(out_, plan.run, &werr)) {
       err << "mroce-cts run: error: cannot write the run directory: " << werr << "\n";
       return harness::kExitHarnessError;
     }
 
-    session::SessionOptions opts;
-    opts.seed = seed_;
-    opts.dut_spec = dut_;
-    opts.run_dir = out_;
-    opts.max_stall_ns = max_stall_us_ * 1000;
-    opts.live_attempts = live_attempts_;
-    const dut::DutSpec dut_spec = spec.value();
-    opts.make_dut = [dut_spec]() { return dut::MakeDut(dut_spec); };
-
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t workers = std::min<size_t>(selected.size(), jobs_ == 0 ? hw : static_cast<size_t>(jobs_));
-    std::vector<std::optional<harness::TestResult>> results(selected.size());
-    std::atomic<size_t> next{0};
-    Progress progress(selected.size(), out);
-    auto previous = std::signal(SIGINT, OnSigint);
-    auto work = [&] {
-      for (;;) {
-        if (g_interrupted.load()) return;
-        const size_t i = next.fetch_add(1);
-        if (i >= selected.size()) return;
-        harness::TestResult t;
-        try {
-          t = session::RunCase(*selected[i], opts);
-        } catch (const std::exception& e) {
-          t.id = selected[i]->id;
-          t.title = selected[i]->title;
-          t.clauses = selected[i]->clauses;
-          t.level = selected[i]->level();
-          t.seed = seed_;
-          t.verdict = harness::Verdict::kError;
-          t.reason = std::string("harness exception: ") + e.what();
-        }
-        if (!quiet_) progress.Done(t);
-        results[i] = std::move(t);
-      }
-    };
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
-    std::signal(SIGINT, previous);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    for (auto& r : results) {
-      if (r) run.tests.push_back(std::move(*r));
-    }
-    run.incomplete = run.tests.size() != selected.size();
-    run.finished_at = run.incomplete ? "" : NowRfc3339();
-    run.clauses = harness::BuildClauseTable(run.tests, catalog.clauses().empty() ? nullptr : &catalog);
-    harness::Normalize(run);
-    harness::ApplyExpectations(run, waivers, harness::TodayUtc());
+    campaign::Options options;
+    options.jobs = jobs_;
+    options.session.run_dir = out_;
+    options.session.max_stall_ns = max_stall_us_ * 1000;
+    options.session.live_attempts = live_attempts_;
+    Progress progress(plan.tasks.size(), out);
+    if (!quiet_) options.on_result = [&](const campaign::Finished& f) { progress.Done(*f.result); };
+    const campaign::ExecutedRun done = campaign::ExecuteRun(plan, options);
+    const harness::RunResult& run = done.run;
     if (!reports::WriteRunDir(out_, run, &werr)) {
       err << "mroce-cts run: error: cannot write the run directory: " << werr << "\n";
       return harness::kExitHarnessError;
@@ -252,11 +159,13 @@ class RunCommand : public Command {
     if (sum.expected) out << " | expected " << sum.expected;
     if (sum.unexpected_pass) out << " | unexpected-pass " << sum.unexpected_pass;
     if (sum.expired_waivers) out << " | expired waivers " << sum.expired_waivers;
-    out << " | " << std::fixed << std::setprecision(1) << wall << " s, " << workers << " job(s)\n";
+    out << " | " << std::fixed << std::setprecision(1) << done.campaign.wall_s << " s, " << done.campaign.workers
+        << " job(s)\n";
     out << "report: " << (std::filesystem::path(out_) / "report.html").string() << "\n";
     if (run.incomplete) {
-      err << "mroce-cts run: interrupted: " << run.tests.size() << " of " << selected.size()
-          << " cases ran; the report is marked incomplete\n";
+      const int sig = done.campaign.signal;
+      err << "mroce-cts run: interrupted" << (sig == SIGTERM ? " by SIGTERM" : sig == SIGINT ? " by SIGINT" : "") << ": "
+          << run.tests.size() << " of " << done.planned << " cases ran; the report is marked incomplete\n";
       return harness::kExitHarnessError;
     }
     return harness::ComputeExitStatus(run);

@@ -38,21 +38,10 @@ class ProbeDevice final : public dut::Dut {
   }
   dut::Status Disconnect(dut::ConnHandle, dut::TimeNs) override { return dut::OkStatus(); }
   std::vector<dut::ConnEvent> PollEvents() override { return {}; }
-  dut::Status PostRecv(dut::ConnHandle, uint16_t, uint32_t, uint64_t, uint32_t, uint64_t) override {
-    return dut::MakeError("probe", "no");
-  }
-  dut::Status PostSend(dut::ConnHandle, uint16_t, uint32_t, uint64_t, uint32_t, uint64_t, std::optional<uint32_t>,
-                       dut::TimeNs) override {
-    return dut::MakeError("probe", "no");
-  }
-  dut::Status PostWrite(dut::ConnHandle, uint16_t, uint32_t, uint64_t, uint32_t, uint64_t, uint32_t, uint64_t,
-                        std::optional<uint32_t>, dut::TimeNs) override {
-    return dut::MakeError("probe", "no");
-  }
-  dut::Status PostRead(dut::ConnHandle, uint16_t, uint32_t, uint64_t, uint32_t, uint64_t, uint32_t, uint64_t,
-                       dut::TimeNs) override {
-    return dut::MakeError("probe", "no");
-  }
+  dut::Status PostRecv(const dut::RecvRequest&) override { return dut::MakeError("probe", "no"); }
+  dut::Status PostSend(const dut::SendRequest&, dut::TimeNs) override { return dut::MakeError("probe", "no"); }
+  dut::Status PostWrite(const dut::WriteRequest&, dut::TimeNs) override { return dut::MakeError("probe", "no"); }
+  dut::Status PostRead(const dut::ReadRequest&, dut::TimeNs) override { return dut::MakeError("probe", "no"); }
   std::vector<dut::Completion> PollCompletions() override { return {}; }
   void OnFrame(std::span<const uint8_t>, uint8_t plane, dut::TimeNs now) override { frames.emplace_back(plane, now); }
   dut::TimeNs NextDeadline() const override { return deadline; }

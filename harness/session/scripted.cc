@@ -261,23 +261,23 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     buf_cursor_ += size;
     peer_cursor_ += size;
     const uint64_t wr = next_wr_++;
+    const dut::LocalSlice local{buf_.id, off, static_cast<uint32_t>(size)};
+    const dut::RemoteSlice remote{kScriptPeerVa + peer_off, kScriptPeerRkey};
     dut::OpKind op = dut::OpKind::kWrite;
     auto st = port_->Call([&](dut::Dut& d) -> dut::Status {
       switch (s.action) {
         case harness::DutStep::Action::kWrite:
           op = dut::OpKind::kWrite;
-          return d.PostWrite(conn, stream, buf_.id, off, static_cast<uint32_t>(size), kScriptPeerVa + peer_off,
-                             kScriptPeerRkey, wr, std::nullopt, now);
+          return d.PostWrite({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, now);
         case harness::DutStep::Action::kRead:
           op = dut::OpKind::kRead;
-          return d.PostRead(conn, stream, buf_.id, off, static_cast<uint32_t>(size), kScriptPeerVa + peer_off,
-                            kScriptPeerRkey, wr, now);
+          return d.PostRead({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, now);
         case harness::DutStep::Action::kSend:
           op = dut::OpKind::kSend;
-          return d.PostSend(conn, stream, buf_.id, off, static_cast<uint32_t>(size), wr, std::nullopt, now);
+          return d.PostSend({.conn = conn, .stream = stream, .local = local, .wr_id = wr}, now);
         default:
           op = dut::OpKind::kRecv;
-          return d.PostRecv(conn, stream, buf_.id, off, static_cast<uint32_t>(size), wr);
+          return d.PostRecv({.conn = conn, .stream = stream, .local = local, .wr_id = wr});
       }
     });
     ControlRecord r{ControlRecord::Kind::kPost, now, kDutHost, conn, stream, wr, op, dut::OpStatus::kSuccess,

@@ -283,7 +283,8 @@ void WorkloadRunner::PlanAndPost() {
     const PlannedConnection& pc = rec_.conns[m.conn];
     PairBuffers& pb = buffers_[m.originator];
     auto st = Port(m.responder).Call([&](dut::Dut& d) {
-      return d.PostRecv(pc.resp_handle, m.stream, pb.resp_dst.id, m.offset, m.size, m.recv_wr_id);
+      return d.PostRecv(
+          {.conn = pc.resp_handle, .stream = m.stream, .local = {pb.resp_dst.id, m.offset, m.size}, .wr_id = m.recv_wr_id});
     });
     ControlRecord r{ControlRecord::Kind::kPost, bed_->now_ns(), m.responder, pc.resp_handle, m.stream, m.recv_wr_id,
                     dut::OpKind::kRecv, dut::OpStatus::kSuccess, m.size, ""};
@@ -303,13 +304,17 @@ void WorkloadRunner::PlanAndPost() {
     auto st = Port(m.originator).Call([&](dut::Dut& d) -> dut::Status {
       switch (m.op) {
         case dut::OpKind::kWrite:
-          return d.PostWrite(pc.orig_handle, m.stream, pb.orig_src.id, m.offset, m.size, pb.resp_dst.va + m.offset,
-                             pb.resp_dst.rkey, m.wr_id, std::nullopt, now);
+          return d.PostWrite({.conn = pc.orig_handle, .stream = m.stream, .local = {pb.orig_src.id, m.offset, m.size},
+                              .remote = {pb.resp_dst.va + m.offset, pb.resp_dst.rkey}, .wr_id = m.wr_id},
+                             now);
         case dut::OpKind::kSend:
-          return d.PostSend(pc.orig_handle, m.stream, pb.orig_src.id, m.offset, m.size, m.wr_id, std::nullopt, now);
+          return d.PostSend({.conn = pc.orig_handle, .stream = m.stream, .local = {pb.orig_src.id, m.offset, m.size},
+                             .wr_id = m.wr_id},
+                            now);
         default:
-          return d.PostRead(pc.orig_handle, m.stream, pb.orig_dst.id, m.offset, m.size, pb.resp_src.va + m.offset,
-                            pb.resp_src.rkey, m.wr_id, now);
+          return d.PostRead({.conn = pc.orig_handle, .stream = m.stream, .local = {pb.orig_dst.id, m.offset, m.size},
+                             .remote = {pb.resp_src.va + m.offset, pb.resp_src.rkey}, .wr_id = m.wr_id},
+                            now);
       }
     });
     ControlRecord r{ControlRecord::Kind::kPost, now, m.originator, pc.orig_handle, m.stream, m.wr_id, m.op,

@@ -216,16 +216,18 @@ size_t Bridge::Poll(int64_t now_ns) {
   return total;
 }
 
-size_t Bridge::Drain(const std::function<int64_t()>& now, int64_t max_wait_ns) {
-  const int64_t start = now();
+size_t Bridge::Drain(sim::WallClockDriver& clock, sim::Duration max_wait) {
+  const Time end = clock.Now() + max_wait;
   for (;;) {
-    const int64_t t = now();
-    if (t > sim_->Now().nanos()) sim_->RunUntilTime(Time::FromNanos(t));
+    const Time t = clock.Now();
+    if (t > sim_->Now()) sim_->RunUntilTime(t);
     FlushTx(0);
     FlushTx(1);
     FlushFree();
     const size_t left = parked(Direction::kDutToPeer) + parked(Direction::kPeerToDut);
-    if (sim_->NextEventTime().IsInfinite() || t - start >= max_wait_ns) return left;
+    if (sim_->NextEventTime().IsInfinite() || t >= end) return left;
+    // Nothing is received any more: only the next parked packet's release (or the end) matters.
+    clock.WaitUntil(std::min(sim_->NextEventTime(), end), [](Time) { return sim::WallClockDriver::Service::kIdle; });
   }
 }
 

@@ -277,12 +277,12 @@ json Refd::Handle(const json& req) {
       rkey = static_cast<uint32_t>(f.U64("rkey", UINT32_MAX));
     }
     if (!f.ok()) return fail(f.ToError());
-    if (op == "post_recv") return status(dut_->PostRecv(conn, stream, buffer, offset, length, wr_id));
-    if (op == "post_send") return status(dut_->PostSend(conn, stream, buffer, offset, length, wr_id, imm, now));
-    if (op == "post_write") {
-      return status(dut_->PostWrite(conn, stream, buffer, offset, length, remote_va, rkey, wr_id, imm, now));
-    }
-    return status(dut_->PostRead(conn, stream, buffer, offset, length, remote_va, rkey, wr_id, now));
+    const dut::LocalSlice local{buffer, offset, length};
+    const dut::RemoteSlice remote{remote_va, rkey};
+    if (op == "post_recv") return status(dut_->PostRecv({conn, stream, local, wr_id}));
+    if (op == "post_send") return status(dut_->PostSend({conn, stream, local, wr_id, imm}, now));
+    if (op == "post_write") return status(dut_->PostWrite({conn, stream, local, remote, wr_id, imm}, now));
+    return status(dut_->PostRead({conn, stream, local, remote, wr_id}, now));
   }
   if (op == "telemetry") {
     std::vector<dut::Counter> counters = dut_->Telemetry();

@@ -110,8 +110,9 @@ TEST(RefdTest, WriteOverUdpSocketsLandsAndCompletes) {
     return established;
   }, 3000)) << live->Failure();
 
-  ASSERT_TRUE(live->PostWrite(conn.value(), 0, src.value().id, 0, 20000, dst.value().va, dst.value().rkey, 77,
-                              std::nullopt, wire.now()).ok());
+  ASSERT_TRUE(live->PostWrite({.conn = conn.value(), .local = {src.value().id, 0, 20000},
+                               .remote = {dst.value().va, dst.value().rkey}, .wr_id = 77},
+                              wire.now()).ok());
   std::vector<Completion> done;
   ASSERT_TRUE(wire.Run(*live, peer, [&] {
     for (auto& c : live->PollCompletions()) done.push_back(c);
@@ -196,8 +197,9 @@ std::string RunUntilFailure(const std::string& fault, int timeout_ms) {
     return established;
   }, 2000);
   if (established) {
-    EXPECT_TRUE(peer.PostWrite(conn.value(), 0, src.value().id, 0, 64000, dst.value().va, dst.value().rkey, 1,
-                               std::nullopt, wire.now()).ok());
+    EXPECT_TRUE(peer.PostWrite({.conn = conn.value(), .local = {src.value().id, 0, 64000},
+                                .remote = {dst.value().va, dst.value().rkey}, .wr_id = 1},
+                               wire.now()).ok());
     wire.Run(*live, peer, [&] { return false; }, 1500);
   }
   if (live->Failure().empty()) (void)live->Telemetry();  // a hung process shows on the next request

@@ -95,6 +95,53 @@ struct PeerInfo {
 
 using ConnHandle = uint32_t;
 
+// --- work requests ---
+// Local memory a work request reads from or lands in: bytes [offset, offset + length) of a
+// device-side buffer (Buffer::id).
+struct LocalSlice {
+  uint32_t buffer_id = 0;
+  uint64_t offset = 0;  // bytes into the buffer
+  uint32_t length = 0;  // bytes
+};
+// The peer's memory a WRITE or READ reaches (the peer's Buffer::va + offset, and its rkey).
+struct RemoteSlice {
+  uint64_t va = 0;
+  uint32_t rkey = 0;
+};
+// A receive for an incoming SEND (or WRITE with immediate) on a stream.
+struct RecvRequest {
+  ConnHandle conn = 0;
+  uint16_t stream = 0;
+  LocalSlice local{};  // where the message lands
+  uint64_t wr_id = 0;
+};
+// SEND; with `imm` it is SEND with immediate (feature "send_imm").
+struct SendRequest {
+  ConnHandle conn = 0;
+  uint16_t stream = 0;
+  LocalSlice local{};  // the message
+  uint64_t wr_id = 0;
+  std::optional<uint32_t> imm{};
+};
+// RDMA WRITE of `local` to `remote`; with `imm` it is WRITE with immediate (feature "write_imm":
+// it also consumes a receive at the peer).
+struct WriteRequest {
+  ConnHandle conn = 0;
+  uint16_t stream = 0;
+  LocalSlice local{};    // the source
+  RemoteSlice remote{};  // the destination, local.length bytes
+  uint64_t wr_id = 0;
+  std::optional<uint32_t> imm{};
+};
+// RDMA READ of local.length bytes at `remote` into `local`.
+struct ReadRequest {
+  ConnHandle conn = 0;
+  uint16_t stream = 0;
+  LocalSlice local{};    // the destination
+  RemoteSlice remote{};  // the source
+  uint64_t wr_id = 0;
+};
+
 enum class OpKind : uint8_t { kSend, kWrite, kRead, kRecv, kRecvWriteImm };
 // Completion statuses (spec table 13.1), plus kOther for a DUT-specific status.
 enum class OpStatus : uint8_t {
@@ -111,7 +158,7 @@ struct Completion {
   OpKind op = OpKind::kSend;
   OpStatus status = OpStatus::kSuccess;
   uint32_t byte_len = 0;
-  std::optional<uint32_t> imm;
+  std::optional<uint32_t> imm{};
 };
 
 // kAccepted: the responder accepted an incoming connection; its handle takes receives from now on
@@ -153,16 +200,10 @@ class Dut {
   virtual std::vector<ConnEvent> PollEvents() = 0;
 
   // --- work requests (local memory named by buffer id + offset) ---
-  virtual Status PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                          uint32_t length, uint64_t wr_id) = 0;
-  virtual Status PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                          uint32_t length, uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) = 0;
-  virtual Status PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                           uint32_t length, uint64_t remote_va, uint32_t rkey, uint64_t wr_id,
-                           std::optional<uint32_t> imm, TimeNs now) = 0;
-  virtual Status PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
-                          uint32_t length, uint64_t remote_va, uint32_t rkey, uint64_t wr_id,
-                          TimeNs now) = 0;
+  virtual Status PostRecv(const RecvRequest& wr) = 0;
+  virtual Status PostSend(const SendRequest& wr, TimeNs now) = 0;
+  virtual Status PostWrite(const WriteRequest& wr, TimeNs now) = 0;
+  virtual Status PostRead(const ReadRequest& wr, TimeNs now) = 0;
   virtual std::vector<Completion> PollCompletions() = 0;
 
   // --- data plane and time ---
@@ -171,9 +212,10 @@ class Dut {
   virtual void OnTimer(TimeNs now) = 0;
 
   // --- telemetry (optional: empty when the device exposes none) ---
-  [[nodiscard]] virtual std::vector<Counter> Telemetry() const { return {}; }
+  // Not const: a live device is asked over its control channel, which may find it failed.
+  [[nodiscard]] virtual std::vector<Counter> Telemetry() { return {}; }
   // Bytes of protocol state the device holds now, if it can tell.
-  [[nodiscard]] virtual std::optional<uint64_t> StateBytes() const { return std::nullopt; }
+  [[nodiscard]] virtual std::optional<uint64_t> StateBytes() { return std::nullopt; }
 
   // --- health ---
   // Non-empty once the device itself has failed: it crashed, hung or broke its control protocol

@@ -1,17 +1,14 @@
-// The wall clock of live DUTs and their adapters (mroce-refd, process and dpdk adapters).
+// The wall clock of live DUTs and their adapters (mroce-refd, process and dpdk adapters): the clock
+// sim::WallClockDriver binds the harness's simulated time to.
 #pragma once
 
-#include <time.h>
-
 #include <cstdint>
+
+#include "mroce/sim/wall_clock_driver.h"
 
 namespace mroce::dut {
 
 // CLOCK_MONOTONIC in nanoseconds.
-inline int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+inline int64_t MonotonicNs() { return sim::MonotonicWallNs(); }
 
 }  // namespace mroce::dut

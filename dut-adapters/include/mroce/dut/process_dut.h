@@ -15,8 +15,9 @@
 // default data plane (UdpDataPlane, data_plane.h); Options::data_plane replaces them (the `dpdk`
 // adapter carries the same on-wire frames through an ethdev).
 //
-// Time: the process runs on its own clock. The harness paces its simulated clock to the wall clock
-// (it never runs ahead of it) and reads the process's frames and events every tick (tick_us).
+// Time: the process runs on its own clock. Every tick (tick_us of simulated time) the adapter holds
+// the harness's simulated clock until the wall clock has reached it (sim::WallClockDriver: simulated
+// time follows the wall clock, never ahead of it), reading the process's frames and events meanwhile.
 //
 // A process that exits, stops answering (timeout_ms per request) or writes anything that is not the
 // protocol makes Failure() non-empty with the reason and the tail of its stderr: the case is an
@@ -25,10 +26,8 @@
 
 #include <sys/types.h>
 
-#include <deque>
 #include <map>
 #include <memory>
-#include <poll.h>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,7 @@
 
 #include "mroce/dut/dut.h"
 #include "mroce/dut/data_plane.h"
+#include "mroce/sim/wall_clock_driver.h"
 
 namespace mroce::dut {
 
@@ -69,26 +69,21 @@ class ProcessDut final : public Dut {
   Status Disconnect(ConnHandle conn, TimeNs now) override;
   std::vector<ConnEvent> PollEvents() override;
 
-  Status PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id) override;
-  Status PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) override;
-  Status PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                   uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm,
-                   TimeNs now) override;
-  Status PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) override;
+  Status PostRecv(const RecvRequest& wr) override;
+  Status PostSend(const SendRequest& wr, TimeNs now) override;
+  Status PostWrite(const WriteRequest& wr, TimeNs now) override;
+  Status PostRead(const ReadRequest& wr, TimeNs now) override;
   std::vector<Completion> PollCompletions() override;
 
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) override;
   [[nodiscard]] TimeNs NextDeadline() const override;
   void OnTimer(TimeNs now) override;
 
-  [[nodiscard]] std::vector<Counter> Telemetry() const override;
-  [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
+  [[nodiscard]] std::vector<Counter> Telemetry() override;
+  [[nodiscard]] std::optional<uint64_t> StateBytes() override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
   [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
-  [[nodiscard]] TimeNs LongestStall() const override { return longest_stall_ns_; }
+  [[nodiscard]] TimeNs LongestStall() const override { return clock_.longest_stall().nanos(); }
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
@@ -97,22 +92,25 @@ class ProcessDut final : public Dut {
   Status Spawn();
   // Sends one request and waits for its reply (events read meanwhile are queued). A transport
   // failure sets failure_; a reply with ok:false is returned as the DUT's error.
-  Result<nlohmann::json> Request(const std::string& op, nlohmann::json args = nlohmann::json::object()) const;
+  Result<nlohmann::json> Request(const std::string& op, nlohmann::json args = nlohmann::json::object());
   // Reads whatever the process wrote (non-blocking unless timeout_ms > 0); handles complete lines.
   // Returns false once the process has failed.
-  bool ReadControl(int timeout_ms) const;
-  void HandleLine(std::string_view line) const;
-  void SetFailure(const std::string& why) const;
+  bool ReadControl(int timeout_ms);
+  void HandleLine(std::string_view line);
+  void SetFailure(const std::string& why);
   [[nodiscard]] std::string ExitText() const;
   [[nodiscard]] std::string StderrTail() const;
-  void DrainData();
+  // Hands the DUT's frames received since the last call to the sink; returns how many.
+  size_t DrainData();
   // The harness's side of fabric peer `virtual_ip` on `plane` (data plane AddPeer on its on-wire address).
   Status AddPeer(uint8_t plane, const wire::Ipv4Address& virtual_ip);
   // On-wire address of a fabric address on a plane: net + plane * 256 + (host + 1).
   [[nodiscard]] wire::Ipv4Address Real(uint8_t plane, const wire::Ipv4Address& virtual_ip) const;
   // (plane, fabric address) of an on-wire address, if it is one of this case's.
   [[nodiscard]] std::optional<std::pair<uint8_t, wire::Ipv4Address>> Virtual(const wire::Ipv4Address& real_ip) const;
-  [[nodiscard]] int64_t WallNs() const;
+  // The driver sleeps on the control pipe and the data plane's ReadFds() between services; on
+  // none (a polled data plane) it spins.
+  void RebuildWaitFds();
 
   Options options_;
   std::string identity_;
@@ -125,23 +123,18 @@ class ProcessDut final : public Dut {
   int to_child_ = -1;
   int from_child_ = -1;
   std::string stderr_path_;
-  mutable std::string in_;
-  mutable uint64_t next_id_ = 1;
-  mutable std::map<uint64_t, nlohmann::json> replies_;
-  mutable std::vector<ConnEvent> events_;
-  mutable std::vector<Completion> completions_;
-  mutable std::string failure_;
-  mutable int exit_status_ = -1;  // waitpid status once reaped
+  std::string in_;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, nlohmann::json> replies_;
+  std::vector<ConnEvent> events_;
+  std::vector<Completion> completions_;
+  std::string failure_;
+  int exit_status_ = -1;  // waitpid status once reaped
 
   std::unique_ptr<DataPlane> data_;  // from Start()
-  int64_t wall0_ = 0;
-  TimeNs sim0_ = -1;
+  sim::WallClockDriver clock_;  // started at the first tick; measures LongestStall()
   TimeNs next_tick_ = 0;
-  TimeNs longest_stall_ns_ = 0;  // LongestStall(): worst wall gap between two ticks' service
-  mutable int64_t served_wall_ = -1;  // wall time the harness last served the DUT (tick or setup request)
-  mutable bool sending_ = false;      // the DUT was asked to send: requests now stall it
-  std::vector<pollfd> wait_fds_;     // control pipe + the data plane's ReadFds(); empty: poll busily
-  void RebuildWaitFds();
+  bool sending_ = false;  // the DUT was asked to send: requests now stall it
 };
 
 }  // namespace mroce::dut

@@ -31,23 +31,18 @@ class Rocev2Dut final : public Dut {
   Status Disconnect(ConnHandle conn, TimeNs now) override;
   std::vector<ConnEvent> PollEvents() override;
 
-  Status PostRecv(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id) override;
-  Status PostSend(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t wr_id, std::optional<uint32_t> imm, TimeNs now) override;
-  Status PostWrite(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                   uint64_t remote_va, uint32_t rkey, uint64_t wr_id, std::optional<uint32_t> imm,
-                   TimeNs now) override;
-  Status PostRead(ConnHandle conn, uint16_t stream, uint32_t buffer_id, uint64_t offset, uint32_t length,
-                  uint64_t remote_va, uint32_t rkey, uint64_t wr_id, TimeNs now) override;
+  Status PostRecv(const RecvRequest& wr) override;
+  Status PostSend(const SendRequest& wr, TimeNs now) override;
+  Status PostWrite(const WriteRequest& wr, TimeNs now) override;
+  Status PostRead(const ReadRequest& wr, TimeNs now) override;
   std::vector<Completion> PollCompletions() override;
 
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) override;
   [[nodiscard]] TimeNs NextDeadline() const override;
   void OnTimer(TimeNs now) override;
 
-  [[nodiscard]] std::vector<Counter> Telemetry() const override;
-  [[nodiscard]] std::optional<uint64_t> StateBytes() const override;
+  [[nodiscard]] std::vector<Counter> Telemetry() override;
+  [[nodiscard]] std::optional<uint64_t> StateBytes() override;
 
  private:
   class SinkBridge final : public rocev2::FrameSink {
@@ -62,7 +57,7 @@ class Rocev2Dut final : public Dut {
     std::vector<uint8_t> bytes;
     rocev2::MemoryRegion mr;
   };
-  Result<rocev2::Sge> Local(uint32_t buffer_id, uint64_t offset, uint32_t length);
+  Result<rocev2::Sge> Local(const LocalSlice& local);
   Status Post(ConnHandle conn, uint16_t stream, const rocev2::SendWr& wr, TimeNs now);
 
   HostConfig config_;

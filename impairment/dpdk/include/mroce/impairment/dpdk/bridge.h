@@ -2,8 +2,9 @@
 // ports). Frames received on port 0 travel dut->peer and leave on port 1; frames received on port 1
 // travel peer->dut and leave on port 0.
 //
-// Each Poll() advances the Simulator to the wall-clock time it is given (sim.RunUntilTime), so
-// delayed/held packets come due, then receives one burst per port, turns each mbuf into one of the
+// Each Poll() advances the Simulator to the time it is given (sim.RunUntilTime; mroce-cts impair
+// gives the wall clock's, through sim::WallClockDriver), so delayed/held packets come due, then
+// receives one burst per port, turns each mbuf into one of the
 // pipeline's reused Packets (Pipeline::NewPacket; the mbuf rides along in Packet::opaque) and
 // pushes the burst into that direction's Pipeline (Pipeline::PushBurst: the very stage code the
 // simulated fabric runs, one stage at a time over the burst). The mbuf is not read on receipt: a
@@ -27,6 +28,7 @@
 
 #include "mroce/impairment/pipeline.h"
 #include "mroce/sim/simulator.h"
+#include "mroce/sim/wall_clock_driver.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -78,10 +80,11 @@ class Bridge {
   // then, receives one burst from each port, pushes it through the pipelines, transmits the
   // output. Returns the number of frames received.
   size_t Poll(int64_t now_ns);
-  // After the loop stopped (no more receiving): runs the pipelines' pending events on the wall
-  // clock `now` and transmits their output until nothing is parked or `max_wait_ns` passed.
-  // Returns the number of packets still inside the pipelines (0 when fully drained).
-  size_t Drain(const std::function<int64_t()>& now, int64_t max_wait_ns);
+  // After the loop stopped (no more receiving): runs the pipelines' pending events as the wall
+  // clock reaches them (`clock`: the driver the loop ran on) and transmits their output until
+  // nothing is parked or `max_wait` passed. Returns the number of packets still inside the
+  // pipelines (0 when fully drained).
+  size_t Drain(sim::WallClockDriver& clock, sim::Duration max_wait);
 
   [[nodiscard]] const PortCounters& port_counters(int index) const { return ports_[index]; }
   [[nodiscard]] const DirectionCounters& direction_counters(Direction d) const { return dirs_[static_cast<int>(d)]; }

@@ -1,0 +1,54 @@
+// Selftest: proves a suite's power with the campaign runner. The pristine reference endpoint must
+// pass every case on several seeds; every quirk of the reference endpoint (a deliberate deviation
+// from the spec) must fail at least one MUST case (the kill matrix); the RoCEv2 baseline must run
+// every case without a harness error. `mroce-cts selftest` prints it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mroce/campaign/campaign.h"
+#include "mroce/campaign/suite_run.h"
+#include "mroce/endpoint/types.h"
+
+namespace mroce::campaign {
+
+struct SelftestSpec {
+  std::vector<uint64_t> seeds = {1, 2, 3, 4, 5};  // of the pristine runs; the first seeds the others
+  std::vector<std::string> quirks;                // empty: every quirk
+};
+
+struct SelftestResult {
+  struct Pristine {
+    std::vector<uint64_t> seeds;
+    int fail = 0;
+    int error = 0;
+    int inconclusive = 0;
+    std::vector<std::string> bad;  // "id (seed N): verdict: reason", task order
+  };
+  struct Quirk {
+    std::string name;
+    std::vector<std::string> killed_by;  // ids of the MUST cases that failed with it, suite order
+  };
+  struct Baseline {
+    int pass = 0;
+    int fail = 0;
+    int error = 0;
+  };
+  Pristine pristine;
+  std::vector<Quirk> quirks;
+  Baseline rocev2;
+  size_t cases = 0;
+  bool interrupted = false;  // stopped before every run was made: nothing is proven
+  // The pristine runs all passed, every quirk was caught, the baseline had no error, not interrupted.
+  bool ok = false;
+
+  [[nodiscard]] size_t caught() const;  // quirks with at least one killing case
+};
+
+// Errors: an empty suite, no seed, an unknown quirk name. Evidence is never written.
+[[nodiscard]] ref::Result<SelftestResult> RunSelftest(const Suite& suite, const SelftestSpec& spec,
+                                                      const Options& options);
+
+}  // namespace mroce::campaign
