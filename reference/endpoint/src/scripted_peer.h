@@ -208,6 +208,7 @@ class ScriptedPeer : public FrameSink {
   ScriptedPeer& operator=(const ScriptedPeer&) = delete;
 
   Endpoint& ep() { return *ep_; }
+  [[nodiscard]] const Endpoint& ep() const { return *ep_; }
   [[nodiscard]] ConnId conn() const { return conn_; }
   [[nodiscard]] const Connection& c() const { return *ep_->connection(conn_); }
   [[nodiscard]] const Path& path(int p) const { return c().paths()[p]; }
