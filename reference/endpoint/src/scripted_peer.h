@@ -259,8 +259,9 @@ class ScriptedPeer : public FrameSink {
   // Runs the endpoint's timers for `d` ns / until `t` (the clock then stands there).
   void RunFor(TimeNs d) { RunUntil(now() + d); }
   void RunUntil(TimeNs t) {
+    EXPECT_GE(t, now()) << "RunUntil into the past: the clock never goes back";
     timer_->Rearm();  // the test may have called into the endpoint directly (verbs)
-    sim_.RunUntilTime(sim::Time::FromNanos(t));
+    sim_.RunUntilTime(sim::Time::FromNanos(std::max(t, now())));
   }
   // Calls `fn(endpoint)` now (a verb) and re-arms the endpoint's timer.
   template <typename Fn>

@@ -51,6 +51,35 @@ class SenderTest : public ::testing::Test {
   }
   void Deliver(const wire::Frame& f) { peer().Deliver(f); }
   std::vector<Completion> Completions() { return peer().ep().PollCompletions(); }
+  // Answers `n` PROBEs of `path` (the first is the latest one sent), each 10 us after it left; while
+  // the path is still probing, runs on to the next PROBE 100 us after each answer. Returns every
+  // other frame sent meanwhile.
+  std::vector<Emitted> AnswerProbes(uint8_t path, uint8_t epoch, int n) {
+    std::vector<Emitted> others;
+    std::optional<Emitted> probe;
+    for (const Emitted& e : peer().out()) {
+      if (e.op() == wire::Opcode::kProbe && e.ch().path_id == path) probe = e;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!probe) {
+        ADD_FAILURE() << "no PROBE to answer (answer " << i + 1 << " of " << n << ")";
+        break;
+      }
+      const TimeNs answer_at = std::max(peer().now(), probe->at + 10 * kUs);
+      peer().RunUntil(answer_at);
+      Deliver(peer().ProbeAck(path, epoch, probe->meta().prh()->probe_seq, probe->meta().prh()->tx_time));
+      if (peer().path(path).machine.Probes()) peer().RunUntil(answer_at + 100 * kUs);
+      probe.reset();
+      for (const Emitted& e : peer().Take()) {
+        if (e.op() == wire::Opcode::kProbe && e.ch().path_id == path) {
+          probe = e;
+        } else {
+          others.push_back(e);
+        }
+      }
+    }
+    return others;
+  }
   // With one WRITE outstanding on path 0 of two since t = 0: three RTOs fail path 0 at 7 ms (see
   // RtoBacksOff1To2To4MsAndTheThirdFailsThePathOver); the content went to path 1, whose ACK
   // completes it. Returns the first PROBE.
@@ -134,8 +163,9 @@ TEST_F(SenderTest, NoNewPsnAt256AboveSndUna) {
 
 // The example of section 9.1 on path 1 of two: MROCE-LOSS-001 (lost = unacked below H, 7 above H
 // is not), MROCE-LOSS-002 (exactly once, same path, same PSN and content, RTX + AR), MROCE-LOSS-003
-// (path 0 untouched by an ACK of path 1), MROCE-LOSS-005 (counted on the path), MROCE-CC-005 (one
-// halving), MROCE-DUP-002 and MROCE-ACK-012 (a repeated or older ACK changes nothing).
+// (path 0 untouched by an ACK of path 1), MROCE-LOSS-005 (counted on the path), MROCE-LOSS-006
+// (within 1 us), MROCE-CC-005 (one halving), MROCE-DUP-002 and MROCE-ACK-012 (a repeated or older
+// ACK changes nothing).
 TEST_F(SenderTest, RetransmitsExactlyTheLostPsnsOnThePathThatLostThem) {
   Start(2);
   for (uint64_t wr = 0; wr < 16; ++wr) Write(100, wr, 0, static_cast<uint32_t>(wr) * 100);
@@ -149,6 +179,7 @@ TEST_F(SenderTest, RetransmitsExactlyTheLostPsnsOnThePathThatLostThem) {
   ASSERT_EQ(on_path1.rbegin()->first, 7u);
 
   CounterMap before = peer().Counters();
+  const TimeNs ack_at = peer().now();
   Deliver(peer().Ack({.path = 1, .epsn = 2, .sacked = {3, 6}}));  // H = 6
   const std::vector<Emitted> rtx = Settle();
   EXPECT_EQ(Briefs(rtx), (Strings{"WRITE p1 e0 #2 F L AR RTX", "WRITE p1 e0 #4 F L AR RTX", "WRITE p1 e0 #5 F L AR RTX"}));
@@ -157,6 +188,7 @@ TEST_F(SenderTest, RetransmitsExactlyTheLostPsnsOnThePathThatLostThem) {
     EXPECT_EQ(*e.meta().meh(), *orig.meta().meh()) << "PSN " << e.ch().psn;
     EXPECT_EQ(e.meta().payload, orig.meta().payload) << "PSN " << e.ch().psn;
     EXPECT_EQ(e.plane, 1);
+    EXPECT_LE(e.at - ack_at, 1 * kUs) << "MROCE-LOSS-006";
   }
   const uint64_t bytes = 3 * IpLen(100);
   EXPECT_EQ(peer().MovedSince(before),
@@ -325,6 +357,11 @@ TEST_F(SenderTest, RtoBacksOff1To2To4MsAndTheThirdFailsThePathOver) {
                    {"path0.loss_inferred", 3}, {"path0.path_state_changes", 2}, {"path0.probes_tx", 1},
                    {"path0.retransmits", 2}, {"path0.rto_events", 3}, {"path0.tx_bytes", 3 * b},
                    {"path0.tx_pkts", 3}, {"path1.retransmits", 1}, {"path1.tx_bytes", b}, {"path1.tx_pkts", 1}}));
+  // A late ACK of the failed path's old epoch is ignored (MROCE-PATH-014); the copy on path 1 counts.
+  Deliver(peer().Ack({.path = 0, .epsn = 1}));
+  EXPECT_TRUE(Completions().empty());
+  EXPECT_EQ(peer().path(0).counters.Get(PathCounter::kStaleEpochRx), 1u);
+  EXPECT_EQ(peer().path(0).state(), PathState::kFailed);
   Deliver(peer().Ack({.path = 1, .epsn = 1}));
   EXPECT_EQ(Ids(Completions()), (std::vector<uint64_t>{1}));
 }
@@ -616,6 +653,69 @@ TEST_F(SenderTest, InvalidConnNackActsOnlyForAnOutstandingPsn) {
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].status, CompletionStatus::kRemoteAbort);
   EXPECT_TRUE(peer().Take().empty()) << "no DISCONNECT: the peer has no state";
+}
+
+// MROCE-PATH-015: with the only path FAILED the abandoned content waits (PROBEs only); it leaves
+// as soon as the path is ACTIVE again, in the new epoch with a new PSN and RTX (MROCE-PATH-014,
+// MROCE-LOSS-010). failover_resends counts re-sends on other paths only (table 17.3).
+TEST_F(SenderTest, WithNoActivePathTheAbandonedContentWaitsForReintroduction) {
+  Start();
+  Write(100, 1);
+  ASSERT_EQ(Settle().size(), 1u);
+  peer().RunUntil(7 * kMs);
+  EXPECT_EQ(Briefs(peer().Take()), (Strings{"WRITE p0 e0 #0 F L AR RTX", "WRITE p0 e0 #0 F L AR RTX",
+                                            "PROBE p0 e1 #1 seq=1"}));
+  const std::vector<Emitted> others = AnswerProbes(0, 1, 3);
+  EXPECT_EQ(Briefs(others), (Strings{"WRITE p0 e1 #1 F L AR RTX"}));
+  ASSERT_EQ(others.size(), 1u);
+  EXPECT_EQ(others[0].at, 7 * kMs + 230 * kUs) << "at the third PROBE_ACK (PROBEs at 7, 7.11, 7.22 ms)";
+  Deliver(peer().Ack({.epoch = 1, .epsn = 2, .trtx = true}));
+  EXPECT_EQ(Ids(Completions()), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(peer().path(0).counters.Get(PathCounter::kRetransmits), 3u);
+  EXPECT_EQ(peer().path(0).counters.Get(PathCounter::kFailoverResends), 0u);
+}
+
+// MROCE-PATH-022: a path that fails again within 100 ms of its reintroduction needs twice as many
+// consecutive PROBE_ACKs (6) to come back.
+TEST_F(SenderTest, APathFailingSoonAfterReintroductionNeedsSixProbeAcks) {
+  Start();
+  Write(100, 1);
+  ASSERT_EQ(Settle().size(), 1u);
+  peer().RunUntil(7 * kMs);
+  (void)AnswerProbes(0, 1, 3);
+  ASSERT_EQ(peer().path(0).state(), PathState::kActive);
+  Deliver(peer().Ack({.epoch = 1, .epsn = 2, .trtx = true}));
+  Write(100, 2);  // never acknowledged: RTO 50 us (probe RTT 10 us), 100 us, 200 us
+  ASSERT_EQ(Briefs(Settle()), (Strings{"WRITE p0 e1 #2 F L AR"}));
+  peer().RunFor(1 * kMs);
+  ASSERT_EQ(peer().path(0).state(), PathState::kFailed);
+  ASSERT_LT(peer().now() - peer().path(0).reintroduced_at, 100 * kMs);
+  (void)AnswerProbes(0, 2, 5);
+  EXPECT_EQ(peer().path(0).state(), PathState::kProbing) << "5 of 6";
+  (void)AnswerProbes(0, 2, 1);
+  EXPECT_EQ(peer().path(0).state(), PathState::kActive);
+  EXPECT_EQ(peer().path(0).epoch, 2);
+}
+
+// MROCE-RNR-008: while a SEND of stream 0 is held by RNR, later receive-consuming messages of stream
+// 0 wait; a WRITE of stream 0 and a SEND of stream 1 go on. When the hold ends the held PSN goes
+// first, then the waiting SEND.
+TEST_F(SenderTest, AnRnrHoldStopsLaterSendsOfItsStreamOnly) {
+  Start();
+  Send(100, 1, 0);  // SEND #0, recv_seq 0 of stream 0
+  ASSERT_EQ(Settle().size(), 1u);
+  const TimeNs t0 = peer().now();
+  Deliver(peer().Nack({.code = wire::NackCode::kRnr, .psn = 0, .info = 50}));
+  Send(100, 2, 0);   // recv_seq 1 of stream 0: waits
+  Write(100, 3, 0);  // stream 0, consumes no receive
+  Send(100, 4, 1);   // stream 1
+  EXPECT_EQ(Briefs(Settle()), (Strings{"WRITE p0 e0 #1 F L AR", "SEND p0 e0 #2 F L AR"}));
+  peer().RunUntil(t0 + 50 * kUs);
+  const std::vector<Emitted> out = peer().Take();
+  EXPECT_EQ(Briefs(out), (Strings{"SEND p0 e0 #0 F L AR RTX", "SEND p0 e0 #3 F L AR"}));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].meta().meh()->stream_id, 0);
+  EXPECT_EQ(out[1].meta().meh()->recv_seq, 1u);
 }
 
 }  // namespace
