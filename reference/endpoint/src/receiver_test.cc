@@ -444,5 +444,37 @@ TEST_F(ReceiverTest, FatalNackThenEveryLaterDataPacketGetsItsCopy) {
   EXPECT_EQ(peer().ep().counters().Get(EndpointCounter::kConnErrors), 1u);
 }
 
+// MROCE-PLACE-009 (the READ_RESP of msn 1 waits until msn 0 is received, so it returns what msn 0
+// wrote), MROCE-PLACE-008 (READ_RESP on the responder's own path with its own PSN, echoing stream,
+// msn and msg_len), MROCE-PLACE-010 (a copy of the READ_REQ is recorded and answered no more).
+TEST_F(ReceiverTest, ReadRequestIsAnsweredOnceAfterEarlierMessagesOfItsStream) {
+  Start();
+  DataArgs read;
+  read.op = Opcode::kReadReq;
+  read.psn = 1;
+  read.msn = 1;
+  read.msg_len = 4;
+  read.payload.clear();
+  read.rkey = peer().region().rkey;
+  read.va = peer().region().va;  // where msn 0 writes
+  read.ar = true;
+  Deliver(read);
+  EXPECT_EQ(Briefs(Replies()), (Strings{"ACK p0 e0 epsn=0 trig=1"})) << "no READ_RESP before msn 0";
+  Deliver(peer().Write(0, 0));  // fills the gap, writes {1, A5, 5A, 0} at va
+  std::vector<Emitted> out = Replies();
+  ASSERT_EQ(Briefs(out), (Strings{"ACK p0 e0 epsn=2 trig=0", "READ_RESP p0 e0 #0 F L AR"}));
+  const wire::MessageExt& meh = *out[1].meta().meh();
+  EXPECT_EQ(meh.stream_id, 0);
+  EXPECT_EQ(meh.msn, 1u);
+  EXPECT_EQ(meh.msg_len, 4u);
+  EXPECT_EQ(out[1].meta().payload, (std::vector<uint8_t>{1, 0xA5, 0x5A, 0}));
+  read.psn = 2;
+  read.rtx = true;
+  Deliver(read);  // a copy, re-sent
+  EXPECT_EQ(Briefs(Replies()), (Strings{"ACK p0 e0 epsn=3 trig=2 TRTX"}));
+  peer().RunFor(20 * kUs);
+  EXPECT_TRUE(ScriptedPeer::Only(Replies(), Opcode::kReadResp).empty());
+}
+
 }  // namespace
 }  // namespace mroce::ref

@@ -48,7 +48,8 @@ inline EndpointConfig OnePathConfig() {
 // IP total length of a data packet with `payload` bytes over IPv4 (tx_bytes / rx_bytes, 17.2).
 inline uint64_t IpLen(uint32_t payload) { return spec::DataIpLength(payload, false); }
 
-// A data packet from the peer. FIRST and LAST follow MROCE-HDR-006 from offset and lengths.
+// A data packet from the peer. FIRST and LAST follow MROCE-HDR-006 from offset and lengths (a
+// READ_REQ, which carries no payload, is FIRST and LAST).
 struct DataArgs {
   uint8_t path = 0;
   uint8_t epoch = 0;
@@ -310,7 +311,7 @@ class ScriptedPeer : public FrameSink {
     pkt.ch.psn = d.psn;
     const uint32_t len = d.msg_len.value_or(d.offset + static_cast<uint32_t>(d.payload.size()));
     pkt.ch.Set(wire::kFlagFirst, d.offset == 0);
-    pkt.ch.Set(wire::kFlagLast, d.offset + d.payload.size() == len);
+    pkt.ch.Set(wire::kFlagLast, d.op == wire::Opcode::kReadReq || d.offset + d.payload.size() == len);
     pkt.ch.Set(wire::kFlagAr, d.ar);
     pkt.ch.Set(wire::kFlagRtx, d.rtx);
     wire::MessageExt meh;

@@ -718,5 +718,54 @@ TEST_F(SenderTest, AnRnrHoldStopsLaterSendsOfItsStreamOnly) {
   EXPECT_EQ(out[1].meta().meh()->recv_seq, 1u);
 }
 
+// MROCE-STRM-011: no packet of msn m while m - u >= 1024, u the lowest msn of the stream not yet
+// completed. Five paths give room for 1280 PSNs, so the stream window is the limit: msn 0 (100
+// bytes) stays unacknowledged, msn 1..1023 (zero-length) go, msn 1024 waits for msn 0.
+TEST_F(SenderTest, StreamWindowHoldsMsnBase1024UntilTheBaseCompletes) {
+  Start(5);
+  Write(100, 0);
+  for (uint64_t wr = 1; wr <= 1100; ++wr) Write(0, wr);
+  peer().RunFor(100 * kUs);
+  const std::vector<Emitted> out = peer().Take();
+  ASSERT_EQ(out.size(), 1024u);
+  Msn highest = 0;
+  for (const Emitted& e : out) highest = std::max(highest, e.meta().meh()->msn);
+  EXPECT_EQ(highest, 1023u);
+  ASSERT_EQ(out[0].ch().path_id, 0);
+  Deliver(peer().Ack({.path = 0, .epsn = 1}));  // msn 0 completes: u = 1
+  const std::vector<Emitted> more = Settle();
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].meta().meh()->msn, 1024u);
+}
+
+// MROCE-PLACE-013: at most 64 READs outstanding per connection; the 65th READ_REQ leaves when a
+// READ completes (MROCE-PLACE-011: its response placed at the READ's buffer).
+TEST_F(SenderTest, AtMost64ReadsOutstanding) {
+  Start();
+  std::vector<uint8_t> dst(65 * 8, 0);
+  for (uint64_t wr = 0; wr < 65; ++wr) {
+    const Status st = peer().Call([&](Endpoint& ep) {
+      return ep.PostRead(peer().conn(), 0, dst.data() + wr * 8, 4, 0x2000 + wr * 8, 0x99, wr, peer().now());
+    });
+    ASSERT_TRUE(st.ok());
+  }
+  std::vector<Emitted> out = Settle();
+  ASSERT_EQ(out.size(), 64u);
+  EXPECT_EQ(Brief(out.back()), "READ_REQ p0 e0 #63 F L AR");
+  EXPECT_EQ(out.back().meta().meh()->msg_len, 4u);
+  DataArgs resp;
+  resp.op = Opcode::kReadResp;
+  resp.msn = 0;
+  resp.payload = {0xDE, 0xAD, 0xBE, 0xEF};
+  resp.ar = true;
+  Deliver(peer().Data(resp));
+  EXPECT_EQ(Briefs(ScriptedPeer::Only(Settle(), Opcode::kReadReq)), (Strings{"READ_REQ p0 e0 #64 F L AR"}));
+  const std::vector<Completion> cs = Completions();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].wr_id, 0u);
+  EXPECT_EQ(cs[0].op, CompletionOp::kRead);
+  EXPECT_EQ(std::vector<uint8_t>(dst.begin(), dst.begin() + 5), (std::vector<uint8_t>{0xDE, 0xAD, 0xBE, 0xEF, 0}));
+}
+
 }  // namespace
 }  // namespace mroce::ref
