@@ -84,5 +84,16 @@ TEST(DeadlineTimerTest, CallReturnsWhatTheFunctionReturns) {
   EXPECT_EQ(timer.armed_ns(), 5);
 }
 
+TEST(DeadlineTimerDeathTest, AMachineThatStaysDueAbortsInsteadOfSpinning) {
+  struct Stuck {
+    int64_t NextDeadline() const { return 10; }
+    void OnTimer(int64_t) {}
+  } m;
+  Simulator sim;
+  DeadlineTimer<Stuck> timer(&sim, &m);
+  timer.Rearm();
+  EXPECT_DEATH(sim.RunUntilTime(Time::FromNanos(100)), "still 10 ns after");
+}
+
 }  // namespace
 }  // namespace mroce::sim

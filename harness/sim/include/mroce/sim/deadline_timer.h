@@ -6,12 +6,15 @@
 // a post) may move its deadline, so whoever makes it re-arms afterwards: Call() does both. A
 // deadline already in the past fires now (the clock never goes back); an event whose deadline
 // moved later before it ran only re-arms. An unchanged deadline keeps its event, and with it its
-// place among events of the same time (ties run in insertion order).
+// place among events of the same time (ties run in insertion order). A machine whose OnTimer(now)
+// leaves it due at `now` again and again aborts the run with a message (it would never end).
 #ifndef MROCE_SIM_DEADLINE_TIMER_H_
 #define MROCE_SIM_DEADLINE_TIMER_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -59,12 +62,23 @@ class DeadlineTimer final : public EventHandler {
   void OnEvent(Time now, uint64_t) override {
     event_ = 0;
     armed_ns_ = kIdle;
-    if (static_cast<int64_t>(machine_->NextDeadline()) <= now.nanos()) machine_->OnTimer(now.nanos());
+    if (static_cast<int64_t>(machine_->NextDeadline()) <= now.nanos()) {
+      machine_->OnTimer(now.nanos());
+      // OnTimer(now) handles every deadline <= now; a machine that stays due would spin at one
+      // instant forever (the clock cannot move): stop with a message instead of hanging.
+      stuck_ = static_cast<int64_t>(machine_->NextDeadline()) <= now.nanos() ? stuck_ + 1 : 0;
+      if (stuck_ >= kMaxStuck) {
+        std::fprintf(stderr, "mroce::sim::DeadlineTimer: NextDeadline() still %lld ns after %d OnTimer(%lld ns) calls\n",
+                     static_cast<long long>(machine_->NextDeadline()), kMaxStuck, static_cast<long long>(now.nanos()));
+        std::abort();
+      }
+    }
     Rearm();
   }
 
  private:
   static constexpr int64_t kIdle = std::numeric_limits<int64_t>::max();
+  static constexpr int kMaxStuck = 100'000;  // consecutive OnTimer calls that left the machine due
 
   void Disarm() {
     if (event_ != 0) sim_->Cancel(event_);
@@ -76,6 +90,7 @@ class DeadlineTimer final : public EventHandler {
   Machine* machine_;
   EventId event_ = 0;
   int64_t armed_ns_ = kIdle;  // ns
+  int stuck_ = 0;
 };
 
 }  // namespace mroce::sim
