@@ -1,5 +1,5 @@
 // In-process loopback: two reference endpoints joined by a tiny deterministic link that can drop,
-// delay (reorder) and duplicate frames by rule, driven by an event loop over NextDeadline().
+// delay (reorder) and duplicate frames by rule, driven by sim::Simulator (test_loop.h).
 //
 //   A (10.0.0.1) ==[ plane 0..P-1, 2 us + rule delay ]== B (10.0.0.2)
 #include <gtest/gtest.h>

@@ -1,19 +1,26 @@
 // Test harness shared by the loopback and quirk tests: two reference endpoints joined by a tiny
 // deterministic link that can drop, delay (reorder), duplicate and CE-mark frames by rule, driven
-// by an event loop over NextDeadline(); every emitted frame is logged.
+// by sim::Simulator (the only clock; equal times run in insertion order); every emitted frame is
+// logged.
 //
 //   A (10.0.0.1) ==[ plane 0..P-1, 2 us + rule delay ]== B (10.0.0.2)
+//
+// Each endpoint's NextDeadline() is kept armed as one simulator event (sim::DeadlineTimer); frames
+// in flight are simulator events too. Calls the test makes into an endpoint between runs are
+// picked up when the next run starts (both timers are re-armed then).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <map>
-#include <queue>
+#include <optional>
 #include <random>
 #include <set>
 
 #include "mroce/endpoint/endpoint.h"
+#include "mroce/sim/deadline_timer.h"
+#include "mroce/sim/simulator.h"
 #include "mroce/wire/frame_view.h"
 
 namespace mroce::ref::testing_loop {
@@ -50,12 +57,14 @@ class Loop {
     b.seed = 22;
     ep_[0] = std::make_unique<Endpoint>(a, &ports_[0]);
     ep_[1] = std::make_unique<Endpoint>(b, &ports_[1]);
+    for (int i = 0; i < 2; ++i) timer_[i].emplace(&sim_, ep_[i].get());
   }
 
   Endpoint& a() { return *ep_[0]; }
   Endpoint& b() { return *ep_[1]; }
-  TimeNs now() const { return now_; }
+  TimeNs now() const { return sim_.Now().nanos(); }
   uint64_t frames() const { return frames_; }
+  sim::Simulator& sim() { return sim_; }
 
   // Every frame an endpoint emitted, in emission order, with what the link did to it.
   struct Sent {
@@ -71,9 +80,9 @@ class Loop {
     Verdict v;
     if (rule_) {
       auto view = wire::FrameView::Locate(frame);
-      if (view.ok()) v = rule_(from, *view, now_);
+      if (view.ok()) v = rule_(from, *view, now());
     }
-    log_.push_back(Sent{from, now_, std::vector<uint8_t>(frame.begin(), frame.end()), v.drop});
+    log_.push_back(Sent{from, now(), std::vector<uint8_t>(frame.begin(), frame.end()), v.drop});
     if (v.drop) return;
     std::vector<uint8_t> bytes(frame.begin(), frame.end());
     if (v.ce_mark) {
@@ -84,49 +93,36 @@ class Loop {
         bytes = wire::SerializeFrame(*f);
       }
     }
-    const TimeNs at = now_ + 2 * kMicrosecond + v.extra_delay;
-    q_.push(Ev{at, seq_++, 1 - from, bytes, plane});
-    if (v.duplicate) q_.push(Ev{at + 500, seq_++, 1 - from, bytes, plane});
+    const sim::Time at = sim_.Now() + sim::Duration::Nanos(2 * kMicrosecond + v.extra_delay);
+    const int to = 1 - from;
+    if (v.duplicate) {
+      sim_.Schedule(at, [this, to, bytes, plane] { Deliver(to, bytes, plane); });
+      sim_.Schedule(at + sim::Duration::Nanos(500), [this, to, bytes = std::move(bytes), plane] { Deliver(to, bytes, plane); });
+    } else {
+      sim_.Schedule(at, [this, to, bytes = std::move(bytes), plane] { Deliver(to, bytes, plane); });
+    }
   }
 
   // Hand `bytes` to endpoint `to` (0 = A, 1 = B) at the current time, as if from the link.
-  void Inject(int to, const std::vector<uint8_t>& bytes) { ep_[to]->OnFrame(bytes, 0, now_); }
+  void Inject(int to, const std::vector<uint8_t>& bytes) { Deliver(to, bytes, 0); }
 
-  // Run until `done()` or simulated `deadline`; returns done().
+  // Run until `done()` or simulated `deadline`; returns done(). Stopped by the deadline, the clock
+  // stands at the deadline.
   bool RunUntil(const std::function<bool()>& done, TimeNs deadline) {
-    for (int guard = 0; guard < 50'000'000; ++guard) {
-      if (done()) return true;
-      TimeNs next = std::min(ep_[0]->NextDeadline(), ep_[1]->NextDeadline());
-      if (!q_.empty()) next = std::min(next, q_.top().at);
-      if (next == kNever || next > deadline) return done();
-      now_ = std::max(now_, next);
-      while (!q_.empty() && q_.top().at <= now_) {
-        Ev ev = q_.top();
-        q_.pop();
-        ep_[ev.to]->OnFrame(ev.frame, ev.plane, now_);
-      }
-      for (auto& ep : ep_) {
-        if (ep->NextDeadline() <= now_) ep->OnTimer(now_);
-      }
-    }
-    return done();
+    for (auto& t : timer_) t->Rearm();  // the test may have called into the endpoints
+    return sim_.RunUntil(done, sim::Time::FromNanos(deadline));
   }
 
  private:
-  struct Ev {
-    TimeNs at;
-    uint64_t seq;
-    int to;
-    std::vector<uint8_t> frame;
-    uint8_t plane;
-    bool operator>(const Ev& o) const { return at != o.at ? at > o.at : seq > o.seq; }
-  };
+  void Deliver(int to, const std::vector<uint8_t>& bytes, uint8_t plane) {
+    timer_[to]->Call([&](Endpoint& ep) { ep.OnFrame(bytes, plane, now()); });
+  }
+
+  sim::Simulator sim_;  // first: outlives the events and timers below
   Rule rule_;
   Port ports_[2] = {Port(this, 0), Port(this, 1)};
   std::unique_ptr<Endpoint> ep_[2];
-  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> q_;
-  TimeNs now_ = 0;
-  uint64_t seq_ = 0;
+  std::optional<sim::DeadlineTimer<Endpoint>> timer_[2];
   uint64_t frames_ = 0;
   std::vector<Sent> log_;
 };

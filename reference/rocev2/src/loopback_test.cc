@@ -1,22 +1,25 @@
 // Loopback: two RoCEv2 endpoints joined by a tiny deterministic link with drop / delay / corrupt
-// rules, driven by an event loop over NextDeadline (simulated time; nothing reads a clock).
+// rules, driven by sim::Simulator (simulated time, equal times in insertion order; nothing reads a
+// clock).
 //
 //   A 02:..:01 10.0.0.1  ──[one_way_ns, rule A->B]──►  B 02:..:02 10.0.0.2
 //                        ◄──[one_way_ns, rule B->A]──
 //
 // Each side paces at its QP's line rate; the link adds a fixed one-way delay (no queueing).
-// Every frame that enters the link is parsed by the codec with ICRC verification.
+// Every frame that enters the link is parsed by the codec with ICRC verification. Each endpoint's
+// NextDeadline() is one simulator event (sim::DeadlineTimer), each frame in flight another.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <functional>
-#include <map>
+#include <optional>
 #include <random>
-#include <tuple>
 #include <vector>
 
 #include "mroce/rocev2/aeth_syndrome.h"
 #include "mroce/rocev2/endpoint.h"
+#include "mroce/sim/deadline_timer.h"
+#include "mroce/sim/simulator.h"
 #include "mroce/wire/frame.h"
 
 namespace mroce::rocev2 {
@@ -63,37 +66,19 @@ class Loopback {
     EXPECT_TRUE(b_.ConnectQp(qpn_b_, qa->AsRemote()).ok());
   }
 
-  // Runs events until `done` holds or simulated time passes `deadline`; returns done().
+  // Runs events until `done` holds or simulated time passes `deadline`; returns done(). Stopped by
+  // the deadline, the clock stands at the deadline.
   bool RunUntil(const std::function<bool()>& done, TimeNs deadline) {
-    for (int guard = 0; guard < 50'000'000; ++guard) {
-      if (done()) return true;
-      const TimeNs link_t = inflight_.empty() ? kNever : std::get<0>(inflight_.begin()->first);
-      const TimeNs ta = a_.NextDeadline();
-      const TimeNs tb = b_.NextDeadline();
-      const TimeNs t = std::min({link_t, ta, tb});
-      if (t == kNever || t > deadline) return done();
-      now_ = std::max(now_, t);  // never backwards
-      if (link_t == t) {
-        auto it = inflight_.begin();
-        const int to = std::get<2>(it->first);
-        std::vector<uint8_t> bytes = std::move(it->second);
-        inflight_.erase(it);
-        (to == 1 ? b_ : a_).OnFrame(bytes, 0, now_);
-      } else if (ta == t) {
-        a_.OnTimer(now_);
-      } else {
-        b_.OnTimer(now_);
-      }
-    }
-    ADD_FAILURE() << "event loop guard hit";
-    return false;
+    timer_a_.Rearm();  // the test may have called into the endpoints since the last run
+    timer_b_.Rearm();
+    return sim_.RunUntil(done, sim::Time::FromNanos(deadline));
   }
 
   RoceEndpoint& a() { return a_; }
   RoceEndpoint& b() { return b_; }
   Qpn qpn_a() const { return qpn_a_; }
   Qpn qpn_b() const { return qpn_b_; }
-  TimeNs now() const { return now_; }
+  TimeNs now() const { return sim_.Now().nanos(); }
   void set_rule(int dir, LinkRule rule) { rules_[dir] = std::move(rule); }
   const std::vector<TraceEntry>& trace() const { return trace_; }
   uint64_t bad_frames() const { return bad_frames_; }
@@ -113,7 +98,7 @@ class Loopback {
   };
 
   void Carry(int dir, std::span<const uint8_t> frame, TimeNs now) {
-    EXPECT_EQ(now, now_) << "a frame stamped with a time other than the event's";
+    EXPECT_EQ(now, this->now()) << "a frame stamped with a time other than the event's";
     auto parsed = wire::ParseFrame(frame);  // verifies the IPv4 checksum and the ICRC
     if (!parsed.ok() || parsed->roce() == nullptr) {
       ++bad_frames_;
@@ -141,10 +126,14 @@ class Loopback {
       bytes[kIp + 10] = static_cast<uint8_t>(sum >> 8);
       bytes[kIp + 11] = static_cast<uint8_t>(sum);
     }
-    inflight_.emplace(std::make_tuple(now + params_.one_way_ns + act.extra_delay_ns, seq_++, 1 - dir),
-                      std::move(bytes));
+    sim::DeadlineTimer<RoceEndpoint>& to = dir == 0 ? timer_b_ : timer_a_;
+    sim_.Schedule(sim::Time::FromNanos(now + params_.one_way_ns + act.extra_delay_ns),
+                  [this, &to, bytes = std::move(bytes)] {
+                    to.Call([&](RoceEndpoint& ep) { ep.OnFrame(bytes, 0, this->now()); });
+                  });
   }
 
+  sim::Simulator sim_;  // first: outlives the events and timers below
   Params params_;
   Sink sink_a_;
   Sink sink_b_;
@@ -152,10 +141,8 @@ class Loopback {
   RoceEndpoint b_;
   Qpn qpn_a_ = 0;
   Qpn qpn_b_ = 0;
-  TimeNs now_ = 0;
-  // (arrival time, insertion order, destination 0=A 1=B) -> frame; ties broken by insertion order.
-  std::map<std::tuple<TimeNs, uint64_t, int>, std::vector<uint8_t>> inflight_;
-  uint64_t seq_ = 0;
+  sim::DeadlineTimer<RoceEndpoint> timer_a_{&sim_, &a_};
+  sim::DeadlineTimer<RoceEndpoint> timer_b_{&sim_, &b_};
   LinkRule rules_[2];
   uint64_t count_[2] = {0, 0};
   uint64_t dropped_[2] = {0, 0};

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "mroce/rocev2/aeth_syndrome.h"
+#include "mroce/sim/deadline_timer.h"
+#include "mroce/sim/simulator.h"
 #include "mroce/wire/frame.h"
 
 namespace mroce::rocev2 {
@@ -34,6 +36,16 @@ class QueuePairTest : public ::testing::Test {
     EXPECT_TRUE(qp->Connect(RemoteQp{0x22, 500, remote_}).ok());
     return qp;
   }
+  // The simulator is the clock of the tests that run timers: now() is its time, AdvanceTo moves it,
+  // FireNextTimer(qp) moves it to qp's next deadline, fires qp's timer there and returns that time.
+  TimeNs now() const { return sim_.Now().nanos(); }
+  void AdvanceTo(TimeNs t) { sim_.RunUntilTime(sim::Time::FromNanos(t)); }
+  TimeNs FireNextTimer(QueuePair& qp) {
+    sim::DeadlineTimer<QueuePair> timer(&sim_, &qp);
+    timer.Rearm();
+    EXPECT_TRUE(sim_.Step()) << "no timer armed";
+    return now();
+  }
   wire::Frame Parse(size_t i) {
     auto f = wire::ParseFrame(sink_.frames.at(i));
     EXPECT_TRUE(f.ok()) << f.error().ToString();
@@ -54,6 +66,7 @@ class QueuePairTest : public ::testing::Test {
   MemoryRegion mr_;
   CompletionQueue cq_;
   CaptureSink sink_;
+  sim::Simulator sim_;
 };
 
 TEST_F(QueuePairTest, MustBeConnectedBeforePosting) {
@@ -70,12 +83,11 @@ TEST_F(QueuePairTest, FramesCarryTheFixedPathAndArePacedAtLineRate) {
   cfg.line_rate_bps = 10'000'000'000;
   cfg.udp_sport = 0xC0DE;
   auto qp = Make(cfg);
-  ASSERT_TRUE(qp->PostSend(SendWr{1, WrOpcode::kWrite, Sge{mr_.va, 3000, mr_.lkey}, 0x1000, 7}, 100).ok());
+  AdvanceTo(100);
+  ASSERT_TRUE(qp->PostSend(SendWr{1, WrOpcode::kWrite, Sge{mr_.va, 3000, mr_.lkey}, 0x1000, 7}, now()).ok());
   ASSERT_EQ(sink_.frames.size(), 1u);  // the rest waits for the pacer
-  const TimeNs next = qp->NextDeadline();
-  EXPECT_EQ(next, 100 + 898);  // WRITE FIRST: 1122 wire bytes at 10 Gb/s = 897.6 ns
-  qp->OnTimer(next);
-  qp->OnTimer(qp->NextDeadline());
+  EXPECT_EQ(FireNextTimer(*qp), 100 + 898);  // WRITE FIRST: 1122 wire bytes at 10 Gb/s = 897.6 ns
+  FireNextTimer(*qp);
   ASSERT_EQ(sink_.frames.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     wire::Frame f = Parse(i);

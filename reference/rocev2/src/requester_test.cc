@@ -7,6 +7,8 @@
 
 #include "mroce/rocev2/aeth_syndrome.h"
 #include "mroce/rocev2/roce_framer.h"
+#include "mroce/sim/deadline_timer.h"
+#include "mroce/sim/simulator.h"
 
 namespace mroce::rocev2 {
 namespace {
@@ -42,6 +44,17 @@ class RequesterTest : public ::testing::Test {
     while (r.HasPacketToSend()) out.push_back(r.NextPacket(now));
     return out;
   }
+  // The simulator is the clock of the tests that run timers: now() is its time, AdvanceTo moves it,
+  // FireNextTimer(r) moves it to r's next deadline and fires r's timer there (as a run of the
+  // endpoint on the simulator would) and returns that time.
+  TimeNs now() const { return sim_.Now().nanos(); }
+  void AdvanceTo(TimeNs t) { sim_.RunUntilTime(sim::Time::FromNanos(t)); }
+  TimeNs FireNextTimer(Requester& r) {
+    sim::DeadlineTimer<Requester> timer(&sim_, &r);
+    timer.Rearm();
+    EXPECT_TRUE(sim_.Step()) << "no timer armed";
+    return now();
+  }
   std::vector<uint64_t> PollIds(CompletionStatus want = CompletionStatus::kSuccess) {
     std::vector<uint64_t> ids;
     for (const Completion& c : cq_.Poll()) {
@@ -56,6 +69,7 @@ class RequesterTest : public ::testing::Test {
   MemoryRegion mr_;
   CompletionQueue cq_;
   Counters counters_;
+  sim::Simulator sim_;
 };
 
 TEST_F(RequesterTest, SegmentsWriteFirstMiddleLastWithRethOnFirst) {
@@ -148,15 +162,12 @@ TEST_F(RequesterTest, TimeoutGoesBackToUnaAndFailsAfterRetryCount) {
   Requester r = Make(cfg);
   ASSERT_TRUE(r.Post(Wr(1, WrOpcode::kWrite, 100)).ok());
   ASSERT_TRUE(r.Post(Wr(2, WrOpcode::kSend, 100)).ok());
-  Drain(r, 0);
-  TimeNs now = 0;
+  Drain(r, now());
   for (int i = 0; i < 2; ++i) {
-    now = r.NextDeadline();
-    EXPECT_EQ(now, (i + 1) * 1000);
-    r.OnTimer(now);
-    EXPECT_EQ(Drain(r, now).size(), 2u);
+    EXPECT_EQ(FireNextTimer(r), (i + 1) * 1000);
+    EXPECT_EQ(Drain(r, now()).size(), 2u);
   }
-  r.OnTimer(r.NextDeadline());
+  FireNextTimer(r);
   EXPECT_TRUE(r.in_error());
   auto cs = cq_.Poll();
   ASSERT_EQ(cs.size(), 2u);
@@ -173,11 +184,12 @@ TEST_F(RequesterTest, ProgressResetsTheRetryCount) {
   cfg.ack_timeout_ns = 1000;
   Requester r = Make(cfg);
   for (uint64_t i = 0; i < 3; ++i) ASSERT_TRUE(r.Post(Wr(i, WrOpcode::kWrite, 10)).ok());
-  Drain(r, 0);
-  r.OnTimer(1000);  // retry 1 of 1
-  Drain(r, 1000);
-  r.OnAck(Ack(0), 1500);  // progress: count restored
-  r.OnTimer(r.NextDeadline());
+  Drain(r, now());
+  EXPECT_EQ(FireNextTimer(r), 1000);  // retry 1 of 1
+  Drain(r, now());
+  AdvanceTo(1500);
+  r.OnAck(Ack(0), now());  // progress: count restored
+  FireNextTimer(r);
   EXPECT_FALSE(r.in_error());
 }
 
@@ -187,16 +199,18 @@ TEST_F(RequesterTest, RnrNakWaitsItsTimerThenResendsAndFailsAfterRnrRetry) {
   Requester r = Make(cfg);
   ASSERT_TRUE(r.Post(Wr(1, WrOpcode::kSend, 100)).ok());
   ASSERT_TRUE(r.Post(Wr(2, WrOpcode::kSend, 100)).ok());
-  Drain(r, 0);
-  r.OnAck(Ack(0, RnrNakSyndrome(3)), 100);  // 30 us
+  Drain(r, now());
+  AdvanceTo(100);
+  r.OnAck(Ack(0, RnrNakSyndrome(3)), now());  // 30 us
   EXPECT_FALSE(r.HasPacketToSend());
   EXPECT_EQ(r.NextDeadline(), 100 + 30 * kMicrosecond);
-  r.OnTimer(r.NextDeadline());
-  auto again = Drain(r, 100 + 30 * kMicrosecond);
+  EXPECT_EQ(FireNextTimer(r), 100 + 30 * kMicrosecond);
+  auto again = Drain(r, now());
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[0].bth.psn, 0u);
   EXPECT_EQ(counters_.Get(Counter::kRnrRetries), 1u);
-  r.OnAck(Ack(0, RnrNakSyndrome(3)), 40 * kMicrosecond);
+  AdvanceTo(40 * kMicrosecond);
+  r.OnAck(Ack(0, RnrNakSyndrome(3)), now());
   EXPECT_TRUE(r.in_error());
   auto cs = cq_.Poll();
   ASSERT_EQ(cs.size(), 2u);
@@ -207,12 +221,10 @@ TEST_F(RequesterTest, RnrNakWaitsItsTimerThenResendsAndFailsAfterRnrRetry) {
 TEST_F(RequesterTest, RnrRetrySevenRetriesForever) {
   Requester r = Make(QpConfig{});  // rnr_retry = 7
   ASSERT_TRUE(r.Post(Wr(1, WrOpcode::kSend, 100)).ok());
-  TimeNs now = 0;
   for (int i = 0; i < 50; ++i) {
-    Drain(r, now);
-    r.OnAck(Ack(0, RnrNakSyndrome(1)), now);
-    now = r.NextDeadline();
-    r.OnTimer(now);
+    Drain(r, now());
+    r.OnAck(Ack(0, RnrNakSyndrome(1)), now());
+    FireNextTimer(r);
   }
   EXPECT_FALSE(r.in_error());
   EXPECT_EQ(counters_.Get(Counter::kRnrRetries), 50u);
