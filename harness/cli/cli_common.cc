@@ -6,7 +6,6 @@
 #include "mroce/harness/case_loader.h"
 #include "mroce/harness/catalog_loader.h"
 #include "mroce/session/checks.h"
-#include "mroce/session/stage_factory.h"
 
 namespace mroce::cli {
 
@@ -32,9 +31,9 @@ std::optional<std::vector<harness::Case>> LoadSuite(const std::string& path, con
                                                     harness::Catalog* catalog, std::ostream& err) {
   std::string catalog_path = FindCatalog(catalog_flag, path);
   harness::LoaderOptions options;
-  // Names the harness knows: a misspelt check or stage is a configuration error at load time.
+  // Names the harness knows: a misspelt check is a configuration error at load time (stage kinds,
+  // their parameters and match keys are checked by the loader against impairment/'s registry).
   for (const session::CheckInfo& c : session::AllChecks()) options.known_checks.insert(c.name);
-  for (const std::string& k : session::StageKinds()) options.known_stages.insert(k);
   if (!catalog_path.empty()) {
     auto loaded = harness::LoadCatalogFile(catalog_path);
     if (!loaded.ok()) {

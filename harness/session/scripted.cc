@@ -10,9 +10,9 @@
 
 #include "mroce/dut/reference_dut.h"
 #include "mroce/impairment/fabric.h"
+#include "mroce/impairment/stage_plan.h"
 #include "mroce/impairment/tap.h"
 #include "mroce/session/dut_port.h"
-#include "mroce/session/stage_factory.h"
 #include "mroce/sim/simulator.h"
 #include "mroce/wire/dump.h"
 #include "mroce/wire/field_map.h"
@@ -270,36 +270,12 @@ bool ScriptRunner::Setup() {
 
   for (size_t i = 0; i < case_.impairments.size(); ++i) {
     const harness::ImpairmentSpec& is = case_.impairments[i];
-    std::vector<int> planes;
-    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_integer() && is.match.at("plane").get<int64_t>() >= 0) {
-      const int p = is.match.at("plane").get<int>();
-      if (p >= fc.num_planes) {
-        run_.error = is.where.ToString() + ": impairment '" + is.kind + "' matches plane " + std::to_string(p) +
-                     " but the topology has " + std::to_string(fc.num_planes) + " plane(s)";
-        return false;
-      }
-      planes.push_back(p);
-    } else {
-      for (int p = 0; p < fc.num_planes; ++p) planes.push_back(p);
+    auto placed = impairment::InstantiatePerPlane(is.stage, i, fc.num_planes, opt_.seed, run_.rec.rtt_ns);
+    if (!placed.ok()) {
+      run_.error = is.where.ToString() + ": " + placed.error().message;
+      return false;
     }
-    for (int p : planes) {
-      StageSpec ss;
-      ss.kind = is.kind;
-      ss.name = (is.name.empty() ? is.kind + "#" + std::to_string(i) : is.name) +
-                (planes.size() > 1 ? "@plane" + std::to_string(p) : "");
-      ss.match = is.match;
-      ss.params = is.params;
-      if (is.schedule) {
-        ss.at_ns = is.schedule->at.ToNanoseconds(run_.rec.rtt_ns);
-        if (is.schedule->until) ss.until_ns = is.schedule->until->ToNanoseconds(run_.rec.rtt_ns);
-      }
-      auto stage = MakeStage(ss, opt_.seed, run_.rec.rtt_ns);
-      if (!stage.ok()) {
-        run_.error = is.where.ToString() + ": " + stage.error().message;
-        return false;
-      }
-      fabric_->PlaneIngress(p).Add(std::move(stage).value());
-    }
+    for (impairment::PlaneStage& s : placed.value()) fabric_->PlaneIngress(s.plane).Add(std::move(s.stage));
   }
 
   auto d = make_dut_();
