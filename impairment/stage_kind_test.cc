@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "mroce/impairment/match_keys.h"
 #include "mroce/impairment/pipeline.h"
@@ -150,6 +152,33 @@ TEST(StagePlanTest, RttsResolveAtBuild) {
   const StageStats st = BuildStage(c.value(), "d", 1, 20'000)->Stats();
   ASSERT_FALSE(st.lines.empty());
   EXPECT_DOUBLE_EQ(st.lines[0].configured, 40'000) << st.ToString();
+}
+
+// docs/user-guide.md names every kind, every parameter and every match key, so that the guide's
+// stage section stays true when a descriptor changes.
+TEST(StageKindTest, UserGuideNamesEveryKindParameterAndMatchKey) {
+  std::ifstream in(MROCE_USER_GUIDE);
+  ASSERT_TRUE(in.good()) << MROCE_USER_GUIDE;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string guide = text.str();
+  const size_t begin = guide.find("### impairments");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string section = guide.substr(begin, guide.find("\n### ", begin + 1) - begin);
+  for (const StageKind* k : StageKinds()) {
+    const size_t row = section.find("| `" + std::string(k->name) + "` |");
+    ASSERT_NE(row, std::string::npos) << "no row for " << k->name;
+    const std::string line = section.substr(row, section.find('\n', row) - row);
+    for (const ParamSpec& p : k->params) {
+      EXPECT_NE(line.find("`" + std::string(p.name) + "`"), std::string::npos) << k->name << "." << p.name << " in: " << line;
+      for (const ParamSpec& f : p.fields) {
+        EXPECT_NE(line.find("`" + std::string(f.name) + "`"), std::string::npos) << k->name << "." << p.name << "." << f.name;
+      }
+    }
+  }
+  for (const MatchKeySpec& m : MatchKeys()) {
+    EXPECT_NE(section.find("| `" + std::string(m.name) + "` |"), std::string::npos) << "match key " << m.name;
+  }
 }
 
 }  // namespace
