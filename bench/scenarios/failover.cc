@@ -25,12 +25,14 @@ harness::Case FailoverCase(int64_t total, std::optional<std::pair<int64_t, int64
   w.ops = {Writes(128 * 1024, total / (128 * 1024))};
   harness::Case c = MakeCase(fail ? "bench.failover" : "bench.failover.baseline", t, w, 3000);
   if (fail) {
+    impairment::Match m;
+    m.plane = static_cast<uint8_t>(kFailedPlane);
     harness::ImpairmentSpec is;
-    is.kind = "blackhole";
-    is.match = {{"plane", static_cast<unsigned>(kFailedPlane)}};
-    is.params = nlohmann::json::object();
-    is.schedule = harness::Schedule{harness::Duration::Nanoseconds(static_cast<double>(fail->first)),
-                                    harness::Duration::Nanoseconds(static_cast<double>(fail->second))};
+    is.stage = impairment::MakeStageConfig(
+                   "blackhole", "", m, {},
+                   harness::Schedule{harness::Duration::Nanoseconds(static_cast<double>(fail->first)),
+                                     harness::Duration::Nanoseconds(static_cast<double>(fail->second))})
+                   .value();
     c.impairments.push_back(is);
   }
   return c;

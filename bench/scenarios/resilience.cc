@@ -30,14 +30,10 @@ harness::Case LossCase(const LossPoint& lp, bool quick) {
   harness::Case c = MakeCase(id.str(), t, w, 1000);
   if (lp.rate > 0) {
     harness::ImpairmentSpec is;
-    is.match = nlohmann::json::object();
-    if (lp.model == "random") {
-      is.kind = "loss.bernoulli";
-      is.params = {{"rate", lp.rate}};
-    } else {
-      is.kind = "loss.gilbert-elliott";
-      is.params = {{"mean_loss", lp.rate}, {"mean_burst", 8}};
-    }
+    is.stage = (lp.model == "random"
+                    ? impairment::MakeStageConfig("loss.bernoulli", "", {}, {{"rate", lp.rate}})
+                    : impairment::MakeStageConfig("loss.gilbert-elliott", "", {}, {{"mean_loss", lp.rate}, {"mean_burst", 8}}))
+                   .value();
     c.impairments.push_back(is);
   }
   return c;

@@ -8,7 +8,6 @@
 #include "mroce/harness/case_loader.h"
 #include "mroce/harness/catalog_loader.h"
 #include "mroce/session/checks.h"
-#include "mroce/session/stage_factory.h"
 
 namespace mroce::campaign {
 namespace {
@@ -34,7 +33,6 @@ ref::Result<Suite> LoadSuite(const std::string& path, const std::string& catalog
     options.known_checks.insert(c.name);
     options.check_params[c.name] = c.params;
   }
-  for (const std::string& k : session::StageKinds()) options.known_stages.insert(k);
   if (!catalog_path.empty()) {
     auto loaded = harness::LoadCatalogFile(catalog_path);
     if (!loaded.ok()) return ref::MakeError("suite.catalog", loaded.ErrorText());

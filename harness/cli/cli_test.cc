@@ -115,6 +115,52 @@ TEST_F(Cli, Validate) {
   EXPECT_EQ(Cts("validate " + (root_ / "missing.yaml").string()).status, 2);
 }
 
+// Impairments are checked against impairment/'s stage kinds at load: every mistake is a validate
+// failure (exit 1) naming file:line:col and the key, and stops a run before it starts (exit 2).
+TEST_F(Cli, ValidateRejectsBadImpairments) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: MR-SACK-1, level: MUST}]\nstyle: end-to-end\n"
+                           "workload: {ops: [{op: write, size: 1}]}\nchecks: [completions]\nimpairments:\n";
+  struct Bad {
+    std::string name;
+    std::string item;   // Line 8 of the file.
+    std::string error;  // Expected after "<file>:".
+  };
+  const std::vector<Bad> bad = {
+      {"unknown-param", "  - {stage: loss.bernoulli, params: {loss: 0.1}}",
+       "8:38: impairments[0].params.loss: unknown key 'loss' (loss.bernoulli takes: rate)"},
+      {"rate-2", "  - {stage: loss.bernoulli, params: {rate: 2.0}}",
+       "8:44: impairments[0].params.rate: must be in [0, 1], got 2.0"},
+      {"rate-negative", "  - {stage: loss.bernoulli, params: {rate: -0.5}}",
+       "8:44: impairments[0].params.rate: must be in [0, 1], got -0.5"},
+      {"rate-nan", "  - {stage: loss.bernoulli, params: {rate: .nan}}",
+       "8:44: impairments[0].params.rate: must be a finite number in [0, 1], got .nan"},
+      {"duration-unitless", "  - {stage: reorder, params: {k: 2, max_hold: 200}}",
+       "8:47: impairments[0].params.max_hold: '200' needs a unit (rtt, ns, us, ms or s)"},
+      {"schedule-unitless", "  - {stage: blackhole, schedule: {at: 5}}",
+       "8:39: impairments[0].schedule.at: '5' needs a unit (rtt, ns, us, ms or s)"},
+      {"match-key", "  - {stage: corrupt, match: {path_id: 1}}",
+       "8:30: impairments[0].match.path_id: unknown key 'path_id' (expected one of: direction, plane, path, sport, opcode, "
+       "stream, psn, rtx, metaroce_only; the path id is 'path')"},
+  };
+  for (const Bad& b : bad) {
+    const fs::path f = root_ / (b.name + ".yaml");
+    std::ofstream(f) << head << b.item << "\n";
+    Output o = Cts("validate " + f.string() + " --catalog " + kData + "/catalog.json");
+    EXPECT_EQ(o.status, 1) << b.name << ": " << o.out;
+    EXPECT_NE(o.out.find(f.string() + ":" + b.error), std::string::npos) << "want " << b.error << " in: " << o.out;
+  }
+  // `path` and `stream` are match keys a case file can use.
+  std::ofstream(root_ / "good.yaml") << head << "  - {stage: corrupt, match: {path: 1, stream: 2}, params: {probability: 0.1}}\n";
+  Output o = Cts("validate " + (root_ / "good.yaml").string() + " --catalog " + kData + "/catalog.json");
+  EXPECT_EQ(o.status, 0) << o.out;
+  // `run` refuses the suite before running anything: a configuration error.
+  o = Cts("run --suite " + (root_ / "rate-2.yaml").string() + " --catalog " + kData + "/catalog.json --out " +
+          (root_ / "out").string() + " -q");
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find("rate-2.yaml:8:44: impairments[0].params.rate: must be in [0, 1], got 2.0"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "report.json"));
+}
+
 TEST_F(Cli, ReportRerenders) {
   std::string dir = WriteRun("run", {{"a.b", Verdict::kPass}});
   fs::remove(fs::path(dir) / "report.html");

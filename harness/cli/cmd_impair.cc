@@ -21,7 +21,6 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
-#include "mroce/harness/case_loader.h"
 #include "mroce/harness/expectations.h"
 
 #ifdef MROCE_HAVE_DPDK
@@ -32,6 +31,7 @@
 #include "mroce/impairment/dpdk/bridge.h"
 #include "mroce/impairment/dpdk/eal.h"
 #include "mroce/impairment/dpdk/profile.h"
+#include "mroce/impairment/quantity.h"
 #endif
 
 namespace mroce::cli {
@@ -115,22 +115,15 @@ class ImpairCommand : public Command {
     if (idle_sleep_ns < 0 || idle_sleep_ns > 100'000'000) return usage("--idle-sleep must be in 0..100ms");
     if (bench_ && idle_sleep_ns > 0) return usage("--idle-sleep does not go with --bench (it measures a busy loop)");
 
-    harness::ImpairmentProfile profile;
+    impairment::dpdk::ImpairmentProfile profile;
     if (!bench_) {
-      std::string e;
-      if (!impairment::dpdk::LoadProfile(profile_, &profile, &e)) {
-        err << "mroce-cts impair: error: bad profile:\n" << e << "\n";
+      // Every parameter is checked here, so that a bad profile is a usage error before the EAL starts.
+      auto loaded = impairment::dpdk::LoadProfile(profile_);
+      if (!loaded.ok()) {
+        err << "mroce-cts impair: error: bad profile:\n" << loaded.error().message << "\n";
         return harness::kExitUsage;
       }
-      // Build once here so that parameter errors are usage errors before the EAL starts.
-      sim::Simulator probe_sim;
-      impairment::Pipeline probe(&probe_sim, "probe");
-      for (auto d : {impairment::Direction::kDutToPeer, impairment::Direction::kPeerToDut}) {
-        if (!impairment::dpdk::AddProfileStages(profile, d, seed_, &probe, &e)) {
-          err << "mroce-cts impair: error: bad profile: " << e << "\n";
-          return harness::kExitUsage;
-        }
-      }
+      profile = std::move(loaded).value();
     }
 
     std::vector<std::string> eal = impairment::dpdk::SplitArgs(eal_.empty() ? "--no-huge --no-pci -m 512" : eal_);
@@ -155,13 +148,12 @@ class ImpairCommand : public Command {
 
  private:
   static bool ParseTime(const std::string& text, const char* flag, int64_t* ns, std::ostream& err) {
-    std::string e;
-    auto d = harness::ParseDuration(text, &e);
-    if (!d) {
-      err << "mroce-cts impair: error: " << flag << ": " << e << "\n";
+    auto d = impairment::ParseDuration(text);
+    if (!d.ok()) {
+      err << "mroce-cts impair: error: " << flag << ": " << d.error().message << "\n";
       return false;
     }
-    if (d->unit == harness::Duration::Unit::kRtt && d->value != 0) {
+    if (d->unit == impairment::DurationSpec::Unit::kRtt && d->value != 0) {
       err << "mroce-cts impair: error: " << flag << ": needs a time unit (e.g. 1s, 500ms), got '" << text << "'\n";
       return false;
     }
@@ -189,7 +181,7 @@ class ImpairCommand : public Command {
     out.flush();
   }
 
-  int RunBridge(const harness::ImpairmentProfile& profile, rte_mempool* pool, int64_t interval_ns, int64_t duration_ns,
+  int RunBridge(const impairment::dpdk::ImpairmentProfile& profile, rte_mempool* pool, int64_t interval_ns, int64_t duration_ns,
                 int64_t idle_sleep_ns, std::ostream& out, std::ostream& err) {
     namespace dp = impairment::dpdk;
     uint16_t ports[2];
@@ -212,10 +204,7 @@ class ImpairCommand : public Command {
     bo.burst = static_cast<uint16_t>(burst_);
     dp::Bridge bridge(&sim, bo);
     for (auto d : {impairment::Direction::kDutToPeer, impairment::Direction::kPeerToDut}) {
-      if (!dp::AddProfileStages(profile, d, seed_, &bridge.pipeline(d), &e)) {  // Checked before: cannot fail.
-        err << "mroce-cts impair: error: " << e << "\n";
-        return harness::kExitUsage;
-      }
+      dp::AddProfileStages(profile, d, seed_, &bridge.pipeline(d));
     }
     out << "mroce-cts impair: port0 " << names[0] << " (dut side) <-> port1 " << names[1] << " (peer side); profile "
         << profile_ << " (" << profile.impairments.size() << " item(s)), seed " << seed_ << "\n"

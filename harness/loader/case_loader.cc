@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 
+#include "mroce/impairment/quantity.h"
+#include "mroce/impairment/stage_yaml.h"
 #include "yaml_reader.h"
 
 namespace mroce::harness {
@@ -35,27 +37,6 @@ std::string Trim(std::string_view s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return std::string(s.substr(b, e - b));
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Splits "12.5us" into 12.5 and "us".
-bool SplitNumber(std::string_view text, double* number, std::string* unit) {
-  std::string t = Trim(text);
-  size_t i = 0;
-  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.' || t[i] == '+' ||
-                          (t[i] == 'e' && i > 0 && i + 1 < t.size() &&
-                           std::isdigit(static_cast<unsigned char>(t[i + 1]))))) {
-    ++i;
-  }
-  if (i == 0) return false;
-  auto [end, ec] = std::from_chars(t.data(), t.data() + i, *number);
-  if (ec != std::errc() || end != t.data() + i || !std::isfinite(*number)) return false;
-  *unit = Lower(Trim(std::string_view(t).substr(i)));
-  return true;
 }
 
 bool ParseU64(std::string_view text, uint64_t* out) {
@@ -85,64 +66,6 @@ bool ParseHexBytes(std::string_view hex, std::vector<uint8_t>* out) {
 }
 
 }  // namespace
-
-std::optional<Duration> ParseDuration(std::string_view text, std::string* error) {
-  double n = 0;
-  std::string unit;
-  if (!SplitNumber(text, &n, &unit) || n < 0) {
-    *error = "expected a duration such as 3rtt, 500ns, 10us, 1.5ms or 2s, got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  if (unit.empty() || unit == "rtt" || unit == "rtts") return Duration::Rtts(n);
-  static const std::map<std::string, double> kNs = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-  auto it = kNs.find(unit);
-  if (it == kNs.end()) {
-    *error = "unknown time unit '" + unit + "' in '" + std::string(text) + "' (rtt, ns, us, ms, s)";
-    return std::nullopt;
-  }
-  return Duration::Nanoseconds(n * it->second);
-}
-
-std::optional<int64_t> ParseSize(std::string_view text, std::string* error) {
-  double n = 0;
-  std::string unit;
-  if (!SplitNumber(text, &n, &unit) || n < 0) {
-    *error = "expected a size such as 4096, 4KiB or 1MiB, got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  static const std::map<std::string, double> kScale = {
-      {"", 1}, {"b", 1}, {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
-      {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}};
-  auto it = kScale.find(unit);
-  if (it == kScale.end()) {
-    *error = "unknown size unit in '" + std::string(text) + "' (B, KiB, MiB, GiB, KB, MB, GB)";
-    return std::nullopt;
-  }
-  double bytes = n * it->second;
-  if (bytes != std::floor(bytes) || bytes > 9.0e18) {
-    *error = "size '" + std::string(text) + "' is not a whole number of bytes";
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(bytes);
-}
-
-std::optional<int64_t> ParseRate(std::string_view text, std::string* error) {
-  double n = 0;
-  std::string unit;
-  if (!SplitNumber(text, &n, &unit) || n <= 0) {
-    *error = "expected a rate such as 100Gbps, 25G or 400Mbps, got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  if (unit.size() > 3 && unit.substr(unit.size() - 3) == "bps") unit.resize(unit.size() - 3);
-  else if (unit == "bps") unit.clear();
-  static const std::map<std::string, double> kScale = {{"", 1}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}};
-  auto it = kScale.find(unit);
-  if (it == kScale.end()) {
-    *error = "unknown rate unit in '" + std::string(text) + "' (bps, Kbps, Mbps, Gbps, Tbps)";
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(std::llround(n * it->second));
-}
 
 std::optional<FieldPattern> ParsePattern(std::string_view raw, std::string* error) {
   FieldPattern p;
@@ -280,7 +203,7 @@ class CaseParser {
       if (auto l = r_.StringList(root["tags"], "tags")) c.tags = *l;
     }
     if (root["topology"]) ParseTopology(root["topology"], &c.topology);
-    if (root["impairments"]) ParseImpairments(root["impairments"], &c.impairments);
+    if (root["impairments"]) ParseImpairments(root["impairments"], c.topology, &c.impairments);
     if (root["style"]) {
       if (auto s = r_.String(root["style"], "style")) {
         if (*s == "end-to-end") {
@@ -371,124 +294,77 @@ class CaseParser {
     return out;
   }
 
+  // A scalar in the grammar of impairment/quantity.h: `parse` returns a ref::Result.
   template <class T, class F>
   void Scalar(const YAML::Node& n, const std::string& path, F parse, T* out) {
     if (!n.IsScalar()) {
       r_.Error(n, path, "expected a scalar, got a " + std::string(n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null"));
       return;
     }
-    std::string err;
-    if (auto v = parse(n.Scalar(), &err)) {
-      *out = *v;
+    auto v = parse(n.Scalar());
+    if (v.ok()) {
+      *out = v.value();
     } else {
-      r_.Error(n, path, err);
+      r_.Error(n, path, v.error().message);
     }
   }
 
   void DurationAt(const YAML::Node& n, const std::string& path, Duration* out) {
-    Scalar(n, path, ParseDuration, out);
+    Scalar(n, path, impairment::ParseDuration, out);
   }
 
-  // A base RTT: a positive duration with a time unit.
-  void ParseRtt(const YAML::Node& n, const std::string& path, int64_t* rtt_ns) {
-    Duration d;
+  void RateAt(const YAML::Node& n, const std::string& path, int64_t* bps) {
+    sim::Bandwidth rate;
     size_t before = errors_->size();
-    DurationAt(n, path, &d);
-    if (errors_->size() != before) return;
-    if (d.unit == Duration::Unit::kRtt) {
-      r_.Error(n, path, "the base RTT needs a time unit, e.g. 10us");
-    } else if (d.value <= 0) {
-      r_.Error(n, path, "must be positive");
-    } else {
-      *rtt_ns = d.ToNanoseconds(0);
-    }
+    Scalar(n, path, impairment::ParseRate, &rate);
+    if (errors_->size() == before) *bps = rate.bits_per_second();
   }
 
-  // An impairment profile: `impairments:` (a case's item syntax) and optional `rtt:`.
- public:
-  ImpairmentProfile ParseProfile(const YAML::Node& root) {
-    ImpairmentProfile prof;
-    if (!r_.Map(root, "", {"impairments", "rtt"}, {"impairments"})) return prof;
-    if (root["rtt"]) ParseRtt(root["rtt"], "rtt", &prof.rtt_ns);
-    if (root["impairments"]) ParseImpairments(root["impairments"], &prof.impairments);
-    return prof;
+  // A base RTT: a positive duration with a time unit (read as a profile's rtt: is).
+  void ParseRtt(const YAML::Node& n, const std::string& path, int64_t* rtt_ns) {
+    std::vector<impairment::ConfigDiagnostic> diags;
+    if (auto rtt = impairment::ReadBaseRtt(n, path, &diags)) *rtt_ns = *rtt;
+    for (impairment::ConfigDiagnostic& d : diags) r_.ErrorAt({r_.file(), d.line, d.column}, d.key, std::move(d.message));
   }
 
- private:
   void ParseTopology(const YAML::Node& n, Topology* t) {
     if (!r_.Map(n, "topology", {"planes", "spines", "paths", "link_rate", "spine_link_rate", "rtt", "mtu"})) return;
     if (n["planes"]) if (auto v = r_.Int(n["planes"], "topology.planes", 1, 64)) t->planes = static_cast<int>(*v);
     if (n["spines"]) if (auto v = r_.Int(n["spines"], "topology.spines", 1, 1024)) t->spines = static_cast<int>(*v);
     if (n["paths"]) if (auto v = r_.Int(n["paths"], "topology.paths", 1, 256)) t->paths = static_cast<int>(*v);
-    if (n["link_rate"]) Scalar(n["link_rate"], "topology.link_rate", ParseRate, &t->link_rate_bps);
-    if (n["spine_link_rate"]) Scalar(n["spine_link_rate"], "topology.spine_link_rate", ParseRate, &t->spine_link_rate_bps);
+    if (n["link_rate"]) RateAt(n["link_rate"], "topology.link_rate", &t->link_rate_bps);
+    if (n["spine_link_rate"]) RateAt(n["spine_link_rate"], "topology.spine_link_rate", &t->spine_link_rate_bps);
     if (n["rtt"]) ParseRtt(n["rtt"], "topology.rtt", &t->rtt_ns);
-    if (n["mtu"]) Scalar(n["mtu"], "topology.mtu", ParseSize, &t->mtu_bytes);
+    if (n["mtu"]) Scalar(n["mtu"], "topology.mtu", impairment::ParseSize, &t->mtu_bytes);
   }
 
-  void ParseSchedule(const YAML::Node& n, const std::string& path, Schedule* s) {
-    if (!r_.Map(n, path, {"at", "until"}, {"at"})) return;
-    if (n["at"]) DurationAt(n["at"], Join(path, "at"), &s->at);
-    if (n["until"]) {
-      Duration u;
-      size_t before = errors_->size();
-      DurationAt(n["until"], Join(path, "until"), &u);
-      if (errors_->size() == before) {
-        s->until = u;
-        if (u.unit == s->at.unit && u.value <= s->at.value) {
-          r_.Error(n["until"], Join(path, "until"), "'until' (" + u.ToString() + ") must be after 'at' (" + s->at.ToString() + ")");
-        }
-      }
-    }
-  }
-
-  void ParseImpairments(const YAML::Node& n, std::vector<ImpairmentSpec>* out) {
+  // Each item is read and validated by impairment/ (the stage kinds' schemas, the match keys, the
+  // schedule); a plane the topology lacks is refused here, where the topology is known.
+  void ParseImpairments(const YAML::Node& n, const Topology& topology, std::vector<ImpairmentSpec>* out) {
     if (!r_.Sequence(n, "impairments")) return;
     for (size_t i = 0; i < n.size(); ++i) {
-      std::string p = Index("impairments", i);
+      const std::string p = Index("impairments", i);
       const YAML::Node& item = n[i];
-      ImpairmentSpec spec;
-      spec.where = r_.Where(item);
-      if (!r_.Map(item, p, {"stage", "name", "match", "params", "schedule"}, {"stage"})) continue;
-      if (item["stage"]) {
-        if (auto s = r_.String(item["stage"], Join(p, "stage"))) {
-          spec.kind = *s;
-          if (!options_.known_stages.empty() && options_.known_stages.count(*s) == 0) {
-            r_.Error(item["stage"], Join(p, "stage"), "unknown impairment stage '" + *s + "'");
-          }
-        }
+      std::vector<impairment::ConfigDiagnostic> diags;
+      std::optional<impairment::StageConfig> config = impairment::ReadStageConfig(item, p, i, &diags);
+      for (impairment::ConfigDiagnostic& d : diags) {
+        r_.ErrorAt({r_.file(), d.line, d.column}, d.key, std::move(d.message));
       }
-      spec.name = spec.kind + "#" + std::to_string(i);
-      if (item["name"]) {
-        if (auto s = r_.String(item["name"], Join(p, "name"))) spec.name = *s;
+      if (!config) continue;
+      if (config->match.plane && *config->match.plane >= topology.planes) {
+        r_.Error(item["match"]["plane"], Join(p, "match.plane"),
+                 "plane " + std::to_string(*config->match.plane) + " but the topology has " +
+                     std::to_string(topology.planes) + " plane(s) (0.." + std::to_string(topology.planes - 1) + ")");
+        continue;
       }
-      spec.match = nlohmann::json::object();
-      spec.params = nlohmann::json::object();
-      if (item["match"] && r_.Map(item["match"], Join(p, "match"),
-                                  {"direction", "plane", "path_id", "sport", "opcode", "stream_id", "psn", "rtx", "metaroce_only"})) {
-        spec.match = r_.Json(item["match"]);
-      }
-      if (item["params"]) {
-        if (item["params"].IsMap()) {
-          spec.params = r_.Json(item["params"]);
-        } else {
-          r_.Error(item["params"], Join(p, "params"), "expected a mapping of stage parameters");
-        }
-      }
-      if (item["schedule"]) {
-        Schedule s;
-        size_t before = errors_->size();
-        ParseSchedule(item["schedule"], Join(p, "schedule"), &s);
-        if (errors_->size() == before) spec.schedule = s;
-      }
-      out->push_back(std::move(spec));
+      out->push_back({std::move(*config), r_.Where(item)});
     }
   }
 
   std::optional<int64_t> Size(const YAML::Node& n, const std::string& path) {
     int64_t v = -1;
     size_t before = errors_->size();
-    Scalar(n, path, ParseSize, &v);
+    Scalar(n, path, impairment::ParseSize, &v);
     if (errors_->size() != before) return std::nullopt;
     if (v <= 0) {
       r_.Error(n, path, "must be at least 1 byte");
@@ -762,39 +638,6 @@ LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& opti
   std::ostringstream text;
   text << in.rdbuf();
   return LoadCaseString(text.str(), path, options);
-}
-
-LoadResult<ImpairmentProfile> LoadImpairmentProfileString(std::string_view yaml, const std::string& file_name,
-                                                          const LoaderOptions& options) {
-  LoadResult<ImpairmentProfile> out;
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    SourceLocation where{file_name, e.mark.is_null() ? 0 : e.mark.line + 1,
-                         e.mark.is_null() ? 0 : e.mark.column + 1};
-    out.errors.push_back({where, "", "YAML syntax error: " + e.msg});
-    return out;
-  }
-  if (!root.IsDefined() || root.IsNull()) {
-    out.errors.push_back({{file_name, 1, 1}, "", "empty impairment profile (expected a mapping with 'impairments:')"});
-    return out;
-  }
-  CaseParser parser(file_name, options, &out.errors);
-  out.value = parser.ParseProfile(root);
-  return out;
-}
-
-LoadResult<ImpairmentProfile> LoadImpairmentProfileFile(const std::string& path, const LoaderOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    LoadResult<ImpairmentProfile> out;
-    out.errors.push_back({{path, 0, 0}, "", "cannot read file"});
-    return out;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return LoadImpairmentProfileString(text.str(), path, options);
 }
 
 LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOptions& options) {

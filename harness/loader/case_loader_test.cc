@@ -69,18 +69,19 @@ TEST(CaseLoader, EndToEndFileLoadsEveryField) {
   EXPECT_EQ(c.topology.link_rate_bps, 100'000'000'000);
   EXPECT_EQ(c.topology.rtt_ns, 10'000);
   ASSERT_EQ(c.impairments.size(), 2u);
-  EXPECT_EQ(c.impairments[0].kind, "loss.bernoulli");
-  EXPECT_EQ(c.impairments[0].name, "loss.bernoulli#0");
-  EXPECT_EQ(c.impairments[0].match["direction"], "dut->peer");
-  EXPECT_EQ(c.impairments[0].match["plane"], 0);
-  EXPECT_DOUBLE_EQ(c.impairments[0].params["rate"].get<double>(), 0.01);
-  ASSERT_TRUE(c.impairments[0].schedule.has_value());
-  EXPECT_EQ(c.impairments[0].schedule->at, Duration::Rtts(2));
-  EXPECT_EQ(c.impairments[0].schedule->until, Duration::Rtts(200));
+  const impairment::StageConfig& loss = c.impairments[0].stage;
+  EXPECT_EQ(loss.kind->name, "loss.bernoulli");
+  EXPECT_EQ(loss.name, "loss.bernoulli#0");
+  EXPECT_EQ(loss.match.direction, impairment::Direction::kDutToPeer);
+  EXPECT_EQ(loss.match.plane, 0);
+  EXPECT_DOUBLE_EQ(loss.params.Real("rate"), 0.01);
+  ASSERT_TRUE(loss.schedule.has_value());
+  EXPECT_EQ(loss.schedule->at, Duration::Rtts(2));
+  EXPECT_EQ(loss.schedule->until, Duration::Rtts(200));
   EXPECT_EQ(c.impairments[0].where.line, 16);
-  EXPECT_EQ(c.impairments[1].name, "jitter");
-  EXPECT_EQ(c.impairments[1].params["mean"], "2us");
-  EXPECT_FALSE(c.impairments[1].schedule.has_value());
+  EXPECT_EQ(c.impairments[1].stage.name, "jitter");
+  EXPECT_EQ(c.impairments[1].stage.params.Time("base"), Duration::Nanoseconds(2'000));
+  EXPECT_FALSE(c.impairments[1].stage.schedule.has_value());
   EXPECT_EQ(c.workload.direction, Direction::kDutToPeer);
   EXPECT_EQ(c.workload.streams, 4);
   ASSERT_EQ(c.workload.ops.size(), 2u);
@@ -247,6 +248,32 @@ TEST(CaseLoaderErrors, ImpairmentMatchUnknownKey) {
                  9, 13, "impairments[0].match.plain", "unknown key 'plain'");
 }
 
+// Impairments are validated against impairment/'s stage kinds at load (impairment/stage_yaml_test.cc
+// covers every kind of mistake); here: that the loader reports them with the file's positions, and
+// what only the case knows (its topology's planes).
+TEST(CaseLoaderErrors, ImpairmentParameters) {
+  ExpectOneError(std::string(kMinimal) + "impairments:\n  - stage: loss.bernoulli\n    params: {rate: 2.0}\n",
+                 9, 20, "impairments[0].params.rate", "must be in [0, 1], got 2.0");
+  ExpectOneError(std::string(kMinimal) + "impairments:\n  - stage: reorder\n    params: {max_hold: 100}\n",
+                 9, 24, "impairments[0].params.max_hold", "'100' needs a unit");
+  ExpectOneError(std::string(kMinimal) + "impairments: [{stage: los}]\n", 7, 23, "impairments[0].stage",
+                 "unknown impairment stage 'los'");
+}
+
+TEST(CaseLoaderErrors, ImpairmentPlaneOutsideTheTopology) {
+  ExpectOneError(std::string(kMinimal) + "topology: {planes: 2}\nimpairments:\n  - stage: blackhole\n    match: {plane: 2}\n",
+                 10, 20, "impairments[0].match.plane", "plane 2 but the topology has 2 plane(s) (0..1)");
+}
+
+TEST(CaseLoaderErrors, DurationsNeedAUnit) {
+  ExpectOneError(std::string(kMinimal) + "timeouts: {total: 100}\n", 7, 19, "timeouts.total",
+                 "'100' needs a unit (rtt, ns, us, ms or s)");
+  ExpectOneError(std::string(kMinimal) + "topology: {rtt: 10}\n", 7, 17, "topology.rtt",
+                 "the base RTT needs a time unit, e.g. 10us");
+  ExpectOneError(std::string(kMinimal) + "topology: {link_rate: 100}\n", 7, 23, "topology.link_rate",
+                 "'100' needs a unit (bps, Kbps, Mbps, Gbps or Tbps)");
+}
+
 TEST(CaseLoaderErrors, InjectNeedsExactlyOneOfFrameOrScapy) {
   ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - inject: {at: 0}\n",
                  6, 13, "script[0].inject", "exactly one of 'frame' or 'scapy'");
@@ -316,13 +343,10 @@ TEST_F(CatalogTest, SuiteValidatesAgainstCatalog) {
   ASSERT_TRUE(r.ok()) << r.ErrorText();
 }
 
-TEST(CaseLoaderOptions, UnknownCheckStageAndField) {
+TEST(CaseLoaderOptions, UnknownCheckAndField) {
   LoaderOptions o;
   o.known_checks = {"data-intact"};
-  o.known_stages = {"loss.bernoulli"};
   o.known_fields = {"ack.epsn"};
-  ExpectOneError(std::string(kMinimal) + "impairments: [{stage: los}]\n", 7, 23, "impairments[0].stage",
-                 "unknown impairment stage 'los'", o);
   ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: read, size: 8}]}\nchecks: [data-intakt]\n",
                  6, 10, "checks[0]", "unknown check 'data-intakt'", o);
   ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n  - expect: {match: {ack.epsm: 1}}\n",
@@ -393,36 +417,7 @@ TEST(CaseDir, MissingPath) {
   EXPECT_NE(r.errors[0].message.find("no such file"), std::string::npos);
 }
 
-// --- value parsers ------------------------------------------------------------------------------
-
-TEST(ValueParsers, Durations) {
-  std::string e;
-  EXPECT_EQ(ParseDuration("3", &e), Duration::Rtts(3));
-  EXPECT_EQ(ParseDuration("2.5 rtt", &e), Duration::Rtts(2.5));
-  EXPECT_EQ(ParseDuration("10us", &e), Duration::Nanoseconds(10'000));
-  EXPECT_EQ(ParseDuration("1.5ms", &e), Duration::Nanoseconds(1'500'000));
-  EXPECT_EQ(ParseDuration("500ns", &e)->ToNanoseconds(0), 500);
-  EXPECT_EQ(ParseDuration("4rtt", &e)->ToNanoseconds(10'000), 40'000);
-  EXPECT_FALSE(ParseDuration("-1us", &e));
-  EXPECT_FALSE(ParseDuration("us", &e));
-  EXPECT_EQ(Duration::Nanoseconds(10'000).ToString(), "10us");
-  EXPECT_EQ(Duration::Rtts(3).ToString(), "3rtt");
-}
-
-TEST(ValueParsers, SizesAndRates) {
-  std::string e;
-  EXPECT_EQ(ParseSize("4096", &e), 4096);
-  EXPECT_EQ(ParseSize("4KiB", &e), 4096);
-  EXPECT_EQ(ParseSize("1MiB", &e), 1 << 20);
-  EXPECT_EQ(ParseSize("4KB", &e), 4000);
-  EXPECT_FALSE(ParseSize("1.5B", &e));
-  EXPECT_EQ(ParseRate("100Gbps", &e), 100'000'000'000);
-  EXPECT_EQ(ParseRate("25G", &e), 25'000'000'000);
-  EXPECT_EQ(ParseRate("400Mbps", &e), 400'000'000);
-  EXPECT_EQ(ParseRate("1.5Tbps", &e), 1'500'000'000'000);
-  EXPECT_FALSE(ParseRate("0G", &e));
-  EXPECT_FALSE(ParseRate("10 furlongs", &e));
-}
+// --- patterns (durations, sizes and rates: impairment/quantity_test.cc) -------------------------
 
 TEST(ValueParsers, Patterns) {
   std::string e;

@@ -74,6 +74,10 @@ TEST(CaseSchema, RejectsWhatTheLoaderRejects) {
       "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript: [{inject: {at: 0}, expect: {match: {a: 1}}}]\n",
       "id: A\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: write, size: 1}]}\nchecks: [c]\n",
       "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\ntopology: {planes: 0}\nworkload: {ops: [{op: write, size: 1}]}\nchecks: [c]\n",
+      // A duration or rate without its unit; a match key of no stage kind.
+      "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: write, size: 1}]}\nchecks: [c]\ntimeouts: {total: 100}\n",
+      "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\ntopology: {link_rate: 100}\nworkload: {ops: [{op: write, size: 1}]}\nchecks: [c]\n",
+      "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload: {ops: [{op: write, size: 1}]}\nchecks: [c]\nimpairments: [{stage: corrupt, match: {path_id: 1}}]\n",
   };
   for (const char* y : bad) {
     EXPECT_FALSE(LoadCaseString(y, "x.yaml").ok()) << y;

@@ -1,8 +1,5 @@
 #include "mroce/harness/case.h"
 
-#include <cmath>
-#include <cstdio>
-
 namespace mroce::harness {
 
 std::string SourceLocation::ToString() const {
@@ -12,34 +9,6 @@ std::string SourceLocation::ToString() const {
     if (column > 0) out += ":" + std::to_string(column);
   }
   return out;
-}
-
-int64_t Duration::ToNanoseconds(int64_t rtt_ns) const {
-  if (unit == Unit::kRtt) return static_cast<int64_t>(std::llround(value * static_cast<double>(rtt_ns)));
-  return static_cast<int64_t>(std::llround(value));
-}
-
-namespace {
-
-std::string Number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.15g", v);
-  return buf;
-}
-
-}  // namespace
-
-std::string Duration::ToString() const {
-  if (unit == Unit::kRtt) return Number(value) + "rtt";
-  struct Scale { double ns; const char* name; };
-  static constexpr Scale kScales[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
-  for (const Scale& s : kScales) {
-    double q = value / s.ns;
-    if (value != 0 && std::fabs(q) >= 1 && std::fabs(q * 1000 - std::round(q * 1000)) < 1e-6) {
-      return Number(q) + s.name;
-    }
-  }
-  return Number(value) + "ns";
 }
 
 std::string_view ToString(Direction d) {

@@ -11,6 +11,7 @@
 
 #include "mroce/dut/dut_spec.h"
 #include "mroce/session/checks.h"
+#include "mroce/wire/meta.h"
 
 namespace mroce::session {
 namespace {
@@ -47,10 +48,11 @@ SessionOptions Options(const std::string& dut, uint64_t seed) {
 }
 
 void AddLoss(harness::Case& c, double rate) {
+  impairment::Match m;
+  m.direction = impairment::Direction::kDutToPeer;
+  m.opcode = static_cast<uint8_t>(wire::Opcode::kWrite);
   harness::ImpairmentSpec loss;
-  loss.kind = "loss.bernoulli";
-  loss.match = {{"direction", "dut->peer"}, {"opcode", "WRITE"}};
-  loss.params = {{"rate", rate}};
+  loss.stage = impairment::MakeStageConfig("loss.bernoulli", "", m, {{"rate", rate}}).value();
   c.impairments.push_back(loss);
   harness::CheckSpec s;
   s.name = "retransmissions-equal-losses";
@@ -158,17 +160,20 @@ TEST(SessionTest, ConstantRateHintQuirkFailsHintShare) {
   EXPECT_NE(r.actual_packet, r.expected_packet);
 }
 
-TEST(SessionTest, BadImpairmentIsAnErrorNamingTheKey) {
+// Parameters are checked when a configuration is made (impairment/stage_config.h); what only the
+// fabric can judge, a plane it lacks, is an error naming where the impairment was written.
+TEST(SessionTest, ImpairmentOnAMissingPlaneIsAnErrorNamingWhere) {
   harness::Case c = BaseCase();
+  impairment::Match m;
+  m.plane = 5;
   harness::ImpairmentSpec bad;
-  bad.kind = "loss.bernoulli";
-  bad.params = {{"rate", 2}};
+  bad.stage = impairment::MakeStageConfig("loss.bernoulli", "", m, {{"rate", 0.5}}).value();
   bad.where = {"cases/x.yaml", 7, 5};
   c.impairments.push_back(bad);
   auto t = RunCase(c, Options("reference", 1));
   EXPECT_EQ(t.verdict, harness::Verdict::kError);
   EXPECT_NE(t.reason.find("cases/x.yaml:7:5"), std::string::npos) << t.reason;
-  EXPECT_NE(t.reason.find("rate"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("matches plane 5"), std::string::npos) << t.reason;
 }
 
 TEST(SessionTest, MissingCapabilityIsASkip) {

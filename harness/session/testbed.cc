@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "mroce/session/stage_factory.h"
+#include "mroce/impairment/stage_plan.h"
 #include "mroce/sim/rng.h"
 
 namespace mroce::session {
@@ -102,40 +102,14 @@ bool Testbed::Build() {
 // The case's stages at each plane's ingress: one instance per plane (stages keep per-pipeline
 // state) unless the match pins a plane.
 bool Testbed::AddStages() {
-  const int planes = fabric_->config().num_planes;
   for (size_t i = 0; i < case_.impairments.size(); ++i) {
     const harness::ImpairmentSpec& is = case_.impairments[i];
-    std::vector<int> on;
-    if (is.match.is_object() && is.match.contains("plane") && is.match.at("plane").is_number_integer() &&
-        is.match.at("plane").get<int64_t>() >= 0) {
-      const int p = is.match.at("plane").get<int>();
-      if (p >= planes) {
-        rec_->harness_error = is.where.ToString() + ": impairment '" + is.kind + "' matches plane " + std::to_string(p) +
-                              " but the topology has " + std::to_string(planes) + " plane(s)";
-        return false;
-      }
-      on.push_back(p);
-    } else {
-      for (int p = 0; p < planes; ++p) on.push_back(p);
+    auto placed = impairment::InstantiatePerPlane(is.stage, i, fabric_->config().num_planes, options_.seed, rec_->rtt_ns);
+    if (!placed.ok()) {
+      rec_->harness_error = is.where.ToString() + ": " + placed.error().message;
+      return false;
     }
-    for (int p : on) {
-      StageSpec ss;
-      ss.kind = is.kind;
-      ss.name = (is.name.empty() ? is.kind + "#" + std::to_string(i) : is.name) +
-                (on.size() > 1 ? "@plane" + std::to_string(p) : "");
-      ss.match = is.match;
-      ss.params = is.params;
-      if (is.schedule) {
-        ss.at_ns = is.schedule->at.ToNanoseconds(rec_->rtt_ns);
-        if (is.schedule->until) ss.until_ns = is.schedule->until->ToNanoseconds(rec_->rtt_ns);
-      }
-      auto stage = MakeStage(ss, options_.seed, rec_->rtt_ns);
-      if (!stage.ok()) {
-        rec_->harness_error = is.where.ToString() + ": " + stage.error().message;
-        return false;
-      }
-      fabric_->PlaneIngress(p).Add(std::move(stage).value());
-    }
+    for (impairment::PlaneStage& s : placed.value()) fabric_->PlaneIngress(s.plane).Add(std::move(s.stage));
   }
   return true;
 }

@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <regex>
@@ -74,7 +75,7 @@ void DrainPort(uint16_t port) {
   }
 }
 
-BenchRow RunOne(const std::string& name, const std::string& description, const harness::ImpairmentProfile* profile,
+BenchRow RunOne(const std::string& name, const std::string& description, const ImpairmentProfile* profile,
                 bool force_packet_path, bool inspect_headers, unsigned frames, const BenchOptions& o, rte_mempool* pool,
                 uint16_t p0, uint16_t p1) {
   BenchRow row;
@@ -90,14 +91,8 @@ BenchRow RunOne(const std::string& name, const std::string& description, const h
   bo.force_packet_path = force_packet_path;
   bo.inspect_headers = inspect_headers;
   Bridge bridge(&sim, bo);
-  std::string err;
   if (profile != nullptr) {
-    for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) {
-      if (!AddProfileStages(*profile, d, o.seed, &bridge.pipeline(d), &err)) {
-        row.description += " (profile error: " + err + ")";
-        return row;
-      }
-    }
+    for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) AddProfileStages(*profile, d, o.seed, &bridge.pipeline(d));
   }
   const std::vector<uint8_t> frame = BenchFrame();
   row.injected = Inject(p0, pool, frame, frames);
@@ -151,20 +146,17 @@ BenchRow RunOne(const std::string& name, const std::string& description, const h
 
 size_t BenchFrameSize() { return BenchFrame().size(); }
 
-harness::ImpairmentProfile BenchAllStagesProfile() {
-  harness::ImpairmentProfile prof;
-  auto add = [&](const char* kind, nlohmann::json params) {
-    harness::ImpairmentSpec s;
-    s.kind = kind;
-    s.name = kind;
-    s.match = nlohmann::json::object();
-    s.params = std::move(params);
-    prof.impairments.push_back(std::move(s));
+ImpairmentProfile BenchAllStagesProfile() {
+  ImpairmentProfile prof;
+  auto add = [&](const char* kind, std::vector<std::pair<std::string_view, ParamScalar>> params) {
+    auto c = MakeStageConfig(kind, kind, {}, std::move(params));
+    assert(c.ok() && "the bench's profile is valid");
+    prof.impairments.push_back(std::move(c).value());
   };
   add("loss.bernoulli", {{"rate", 0.01}});
   add("duplicate", {{"probability", 0.01}});
-  add("delay", {{"base", "2us"}});
-  add("reorder", {{"k", 3}, {"probability", 0.01}, {"max_hold", "100us"}});
+  add("delay", {{"base", DurationSpec::Nanoseconds(2'000)}});
+  add("reorder", {{"k", 3}, {"probability", 0.01}, {"max_hold", DurationSpec::Nanoseconds(100'000)}});
   return prof;
 }
 
@@ -175,7 +167,7 @@ bool RunBridgeBench(const BenchOptions& o, rte_mempool* pool, std::vector<BenchR
     ClosePort(p0);
     return false;
   }
-  const harness::ImpairmentProfile all = BenchAllStagesProfile();
+  const ImpairmentProfile all = BenchAllStagesProfile();
   const unsigned tx_first_frames = 2u * o.burst;  // testpmd --tx-first's loop: one burst per port.
   // Row order is part of the interface (BenchRow comment): compared rows first.
   rows->push_back(RunOne("stages off",

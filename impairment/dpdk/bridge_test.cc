@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <set>
@@ -69,11 +70,10 @@ class BridgeTest : public ::testing::Test {
   // A bridge with `yaml` (a profile) on both directions.
   void MakeBridge(const std::string& yaml, uint64_t seed) {
     bridge_ = std::make_unique<Bridge>(&sim_, Bridge::Options{p0_, p1_, g_pool, 32, false});
-    std::string e;
-    ASSERT_TRUE(LoadProfileString(yaml, "test.yaml", &profile_, &e)) << e;
-    for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) {
-      ASSERT_TRUE(AddProfileStages(profile_, d, seed, &bridge_->pipeline(d), &e)) << e;
-    }
+    auto loaded = LoadProfileString(yaml, "test.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    profile_ = std::move(loaded).value();
+    for (Direction d : {Direction::kDutToPeer, Direction::kPeerToDut}) AddProfileStages(profile_, d, seed, &bridge_->pipeline(d));
   }
 
   // Transmits frames on a loopback ring port: the bridge receives them from that port.
@@ -142,8 +142,7 @@ class BridgeTest : public ::testing::Test {
     *holder = std::make_unique<Pipeline>(sim, "sim");
     std::vector<Packet> out;
     (*holder)->set_output([&out](Packet&& p, Time) { out.push_back(std::move(p)); });
-    std::string e;
-    EXPECT_TRUE(AddProfileStages(profile_, Direction::kDutToPeer, seed, holder->get(), &e)) << e;
+    AddProfileStages(profile_, Direction::kDutToPeer, seed, holder->get());
     for (size_t i = 0; i < frames.size(); ++i) {
       Packet p;
       p.id = p.origin_id = i + 1;
@@ -161,7 +160,7 @@ class BridgeTest : public ::testing::Test {
   bool opened_ = false;
   unsigned avail_before_ = 0;
   sim::Simulator sim_;
-  harness::ImpairmentProfile profile_;
+  ImpairmentProfile profile_;
   std::unique_ptr<Bridge> bridge_;
 };
 

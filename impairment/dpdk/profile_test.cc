@@ -1,19 +1,16 @@
-// Impairment profiles: the case loader's `impairments:` syntax, `rtt:`, errors with file:line:key.
+// Impairment profiles: the case loader's `impairments:` item syntax (impairment/stage_yaml.h), `rtt:`,
+// every mistake refused at load with file:line:col and the key.
 #include "mroce/impairment/dpdk/profile.h"
 
 #include <gtest/gtest.h>
-
-#include <cstdio>
-#include <fstream>
 
 namespace mroce::impairment::dpdk {
 namespace {
 
 std::string LoadError(const std::string& yaml) {
-  harness::ImpairmentProfile p;
-  std::string e;
-  EXPECT_FALSE(LoadProfileString(yaml, "prof.yaml", &p, &e)) << yaml;
-  return e;
+  auto p = LoadProfileString(yaml, "prof.yaml");
+  EXPECT_FALSE(p.ok()) << yaml;
+  return p.ok() ? "" : p.error().message;
 }
 
 TEST(ProfileTest, BuildsStagesPerDirectionWithUniqueNames) {
@@ -27,15 +24,15 @@ impairments:
     params: {base: 2rtt}
     schedule: {at: 1ms, until: 3rtt}
 )";
-  harness::ImpairmentProfile p;
-  std::string e;
-  ASSERT_TRUE(LoadProfileString(yaml, "prof.yaml", &p, &e)) << e;
+  auto loaded = LoadProfileString(yaml, "prof.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const ImpairmentProfile& p = loaded.value();
   EXPECT_EQ(p.rtt_ns, 20'000);
   ASSERT_EQ(p.impairments.size(), 2u);
   sim::Simulator sim;
   Pipeline d2p(&sim, "a"), p2d(&sim, "b");
-  ASSERT_TRUE(AddProfileStages(p, Direction::kDutToPeer, 1, &d2p, &e)) << e;
-  ASSERT_TRUE(AddProfileStages(p, Direction::kPeerToDut, 1, &p2d, &e)) << e;
+  AddProfileStages(p, Direction::kDutToPeer, 1, &d2p);
+  AddProfileStages(p, Direction::kPeerToDut, 1, &p2d);
   ASSERT_EQ(d2p.stages().size(), 1u);
   EXPECT_EQ(d2p.stages()[0]->name(), "lossy@dut->peer");
   ASSERT_EQ(p2d.stages().size(), 2u);
@@ -48,32 +45,27 @@ impairments:
 }
 
 TEST(ProfileTest, DefaultRttIsTheCaseDefault) {
-  harness::ImpairmentProfile p;
-  std::string e;
-  ASSERT_TRUE(LoadProfileString("impairments: []\n", "p.yaml", &p, &e)) << e;
-  EXPECT_EQ(p.rtt_ns, 10'000);
-  EXPECT_TRUE(p.impairments.empty());
+  auto p = LoadProfileString("impairments: []\n", "p.yaml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->rtt_ns, 10'000);
+  EXPECT_TRUE(p->impairments.empty());
 }
 
 TEST(ProfileTest, ErrorsNameFileLineAndKey) {
   std::string e = LoadError("impairments:\n  - stage: loss.bernouli\n    params: {rate: 0.1}\n");
-  EXPECT_NE(e.find("prof.yaml:2:"), std::string::npos) << e;
-  EXPECT_NE(e.find("impairments[0].stage: unknown impairment stage 'loss.bernouli'"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:2:12: impairments[0].stage: unknown impairment stage 'loss.bernouli'"), std::string::npos) << e;
 
   e = LoadError("impairments: []\nrate: 3\n");
-  EXPECT_NE(e.find("prof.yaml:2:"), std::string::npos) << e;
-  EXPECT_NE(e.find("rate"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:2:1: rate: unknown key 'rate'"), std::string::npos) << e;
 
   e = LoadError("rtt: 10us\n");
-  EXPECT_NE(e.find("impairments"), std::string::npos) << e;
+  EXPECT_NE(e.find("impairments: missing required key 'impairments'"), std::string::npos) << e;
 
   e = LoadError("rtt: 5\nimpairments: []\n");
-  EXPECT_NE(e.find("prof.yaml:1:"), std::string::npos) << e;
-  EXPECT_NE(e.find("rtt: the base RTT needs a time unit"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:1:6: rtt: the base RTT needs a time unit"), std::string::npos) << e;
 
   e = LoadError("impairments:\n  - stage: delay\n    colour: red\n");
-  EXPECT_NE(e.find("prof.yaml:3:"), std::string::npos) << e;
-  EXPECT_NE(e.find("colour"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:3:5: impairments[0].colour: unknown key 'colour'"), std::string::npos) << e;
 
   e = LoadError("impairments: [\n");
   EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
@@ -82,27 +74,30 @@ TEST(ProfileTest, ErrorsNameFileLineAndKey) {
   EXPECT_NE(e.find("empty impairment profile"), std::string::npos) << e;
 }
 
-TEST(ProfileTest, ParameterErrorsNameTheItemAndKey) {
-  harness::ImpairmentProfile p;
-  std::string e;
-  ASSERT_TRUE(LoadProfileString("impairments:\n  - {stage: loss.bernoulli}\n  - stage: loss.bernoulli\n"
-                                "    params: {rate: 2}\n",
-                                "prof.yaml", &p, &e))
-      << e;
-  sim::Simulator sim;
-  Pipeline pl(&sim, "x");
-  EXPECT_FALSE(AddProfileStages(p, Direction::kDutToPeer, 1, &pl, &e));
-  EXPECT_NE(e.find("prof.yaml:3:"), std::string::npos) << e;
-  EXPECT_NE(e.find("impairments[1]"), std::string::npos) << e;
-  EXPECT_NE(e.find("rate: must be in"), std::string::npos) << e;
+// What the profile loader refuses, the case loader refuses too, with the same message: an invalid
+// parameter is an error at load (before the EAL starts), not when the stages are built. Every
+// problem of the file is listed.
+TEST(ProfileTest, InvalidParametersAreRefusedAtLoad) {
+  const std::string e = LoadError(
+      "impairments:\n"
+      "  - {stage: loss.bernoulli}\n"
+      "  - stage: loss.bernoulli\n"
+      "    params: {rate: 2}\n"
+      "  - stage: reorder\n"
+      "    params: {max_hold: 200, k: .nan}\n"
+      "  - stage: corrupt\n"
+      "    match: {path_id: 3}\n");
+  EXPECT_NE(e.find("prof.yaml:4:20: impairments[1].params.rate: must be in [0, 1], got 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:6:24: impairments[2].params.max_hold: '200' needs a unit"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:6:32: impairments[2].params.k: must be an integer"), std::string::npos) << e;
+  EXPECT_NE(e.find("prof.yaml:8:13: impairments[3].match.path_id: unknown key 'path_id'"), std::string::npos) << e;
+  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 3) << e;
 }
 
 TEST(ProfileTest, MissingFile) {
-  harness::ImpairmentProfile p;
-  std::string e;
-  EXPECT_FALSE(LoadProfile("/nonexistent/prof.yaml", &p, &e));
-  EXPECT_NE(e.find("/nonexistent/prof.yaml"), std::string::npos) << e;
-  EXPECT_NE(e.find("cannot read file"), std::string::npos) << e;
+  auto p = LoadProfile("/nonexistent/prof.yaml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message, "/nonexistent/prof.yaml: cannot read file");
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ enum class Position : uint8_t {
 [[nodiscard]] const char* PositionName(Position p);
 
 // Which packets a stage acts on; an unset field matches anything. Packets that do not match pass
-// through the stage untouched (and are not counted as "considered").
+// through the stage untouched (and are not counted as "considered"). Written as `match:` in cases
+// and profiles (match_keys.h).
 struct Match {
   std::optional<Direction> direction;
   std::optional<uint8_t> plane;
@@ -46,6 +47,7 @@ struct Match {
   [[nodiscard]] bool IsAny() const;
   [[nodiscard]] bool IsAnyHeaderField() const;
   [[nodiscard]] std::string ToString() const;
+  bool operator==(const Match&) const = default;
 };
 
 // One configured-vs-achieved figure. unit "%" prints value*100 with 2 decimals.

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mroce/harness/verdict.h"
+#include "mroce/impairment/quantity.h"
+#include "mroce/impairment/stage_config.h"
 
 namespace mroce::harness {
 
@@ -35,20 +37,9 @@ struct ClauseRef {
 };
 
 // A span of time stated either in round-trip times of the case's topology (so the same case runs in
-// simulated and live time) or in absolute nanoseconds.
-struct Duration {
-  enum class Unit { kRtt, kNanoseconds };
-  double value = 0;  // RTTs or nanoseconds, per unit.
-  Unit unit = Unit::kRtt;
-
-  static Duration Rtts(double n) { return {n, Unit::kRtt}; }
-  static Duration Nanoseconds(double ns) { return {ns, Unit::kNanoseconds}; }
-  // Converts with the topology's base RTT (nanoseconds).
-  [[nodiscard]] int64_t ToNanoseconds(int64_t rtt_ns) const;
-  // "3rtt", "2.5us", "10ms" (shortest exact unit for absolute times).
-  [[nodiscard]] std::string ToString() const;
-  bool operator==(const Duration&) const = default;
-};
+// simulated and in live time) or in absolute nanoseconds; written with the grammar of
+// impairment/quantity.h.
+using Duration = impairment::DurationSpec;
 
 // The fabric a case runs on: `planes` parallel Clos planes, each with `spines` spines; every
 // connection uses `paths` paths (UDP source ports) spread over the planes.
@@ -58,27 +49,18 @@ struct Topology {
   int paths = 1;                             // Per connection.
   int64_t link_rate_bps = 100'000'000'000;   // Host links, bits per second.
   int64_t spine_link_rate_bps = 0;           // Fabric links, bits per second; 0 = link_rate_bps.
-  int64_t rtt_ns = 10'000;                   // Base round-trip time without queueing, nanoseconds.
+  int64_t rtt_ns = impairment::kDefaultRttNs; // Base round-trip time without queueing, nanoseconds.
   int64_t mtu_bytes = 4096;                  // MetaRoCE payload per packet, bytes.
   bool operator==(const Topology&) const = default;
 };
 
 // When an impairment stage is active; without a schedule it is active for the whole run.
-struct Schedule {
-  Duration at;                     // Becomes active.
-  std::optional<Duration> until;   // Becomes inactive (open-ended when absent).
-  bool operator==(const Schedule&) const = default;
-};
+using Schedule = impairment::StageSchedule;
 
-// One impairment stage. `kind` names a stage of impairment/ ("loss.bernoulli", "blackhole", ...);
-// `match` and `params` are handed to that stage's factory, which validates them (and reports errors
-// at `where`).
+// One impairment stage (an `impairments:` item), validated by the loader against the stage kinds of
+// impairment/ (stage_kind.h): kind, name ("<kind>#<index>" when not given), match, params, schedule.
 struct ImpairmentSpec {
-  std::string kind;
-  std::string name;             // Instance name for stats; "<kind>#<index>" when not given.
-  nlohmann::json match;         // Object (possibly empty): which packets the stage acts on.
-  nlohmann::json params;        // Object (possibly empty).
-  std::optional<Schedule> schedule;
+  impairment::StageConfig stage;
   SourceLocation where;
   bool operator==(const ImpairmentSpec&) const = default;
 };

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "mroce/harness/case_loader.h"
+#include "mroce/impairment/dpdk/profile.h"
 
 struct rte_mempool;
 
@@ -63,7 +63,7 @@ struct TestpmdResult {
 // Bytes of the frame the bench circulates (a MetaRoCE WRITE with a 16-byte payload).
 [[nodiscard]] size_t BenchFrameSize();
 // The "all stages on" profile of the bench.
-[[nodiscard]] harness::ImpairmentProfile BenchAllStagesProfile();
+[[nodiscard]] ImpairmentProfile BenchAllStagesProfile();
 
 // Runs the four configurations (EAL must be up). false and *error when a port cannot be made.
 [[nodiscard]] bool RunBridgeBench(const BenchOptions& options, rte_mempool* pool, std::vector<BenchRow>* rows,
