@@ -1,7 +1,11 @@
-"""Keeps docs/spec/clauses.json in sync with the clause lines of the spec Markdown.
+"""Keeps docs/spec/clauses.json in sync with the clause lines of the spec Markdown, and the
+degrees-of-freedom tables of chapter 19 in sync with the catalog and with the codec.
 
-Stdlib + pytest only. The Markdown is parsed twice: by ci/gen_clause_catalog.py (the generator)
-and by the small independent parser below, so a bug in one does not hide drift.
+Stdlib + pytest (the codec tests use the `codec` fixture of conftest.py: they skip without _mroce).
+The Markdown is parsed twice: by ci/gen_clause_catalog.py (the generator) and by the small
+independent parsers below, so a bug in one does not hide drift. Three things are kept equal:
+table 19.2 (Markdown), the catalog's "fields" (clauses.json) and the codec's fields
+(_mroce.field_infos(), through the generator's CODEC_FIELDS list).
 """
 import importlib.util
 import json
@@ -100,7 +104,8 @@ def catalog():
 
 def test_catalog_header_and_order(catalog):
     assert catalog["spec"] == "MetaRoCE"
-    assert catalog["version"] == "0.1"
+    assert catalog["version"] == "0.2"
+    assert set(catalog) == {"spec", "version", "clauses", "fields", "choices"}
     ids = [c["id"] for c in catalog["clauses"]]
     assert ids == sorted(ids), "clauses.json must be sorted by id"
     for c in catalog["clauses"]:
@@ -121,10 +126,10 @@ def test_markdown_and_catalog_in_sync(catalog):
 
 def test_generator_parse_is_clean_and_agrees(catalog):
     gen = load_generator()
-    clauses, errors = gen.parse_spec_dir(SPEC_DIR)
+    clauses, fields, choices, errors = gen.load_spec(SPEC_DIR)
     assert not errors, "\n".join(errors)
-    assert not gen.compare_catalog(clauses, catalog)
-    assert gen.render(gen.build_catalog(clauses)) == gen.render(catalog)
+    assert not gen.compare_catalog(clauses, catalog, fields, choices)
+    assert gen.render(gen.build_catalog(clauses, fields, choices)) == gen.render(catalog)
 
 
 def test_generator_check_mode_passes():
@@ -189,3 +194,245 @@ def test_self_check_detects_bad_level_keyword_and_dangling_reference():
     errors += gen.check_ids(clauses, refs)
     assert any("MROCE-PATH-001 is marked MAY but its strongest key word is MUST" in e for e in errors)
     assert any("undefined clause MROCE-PATH-099" in e for e in errors)
+
+
+# ---- degrees of freedom (chapter 19): table, catalog and codec ----
+
+DOF_FILE = os.path.join(SPEC_DIR, "19-degrees-of-freedom.md")
+FIELD_COLS = ["opcodes", "field", "status", "clauses", "constraint", "note"]
+CHOICE_COLS = ["key", "choice", "status", "clauses", "bound"]
+GROUPS = {  # section 19.1, written out independently of the generator
+    "data": ["WRITE", "WRITE_IMM", "SEND", "SEND_IMM", "READ_REQ", "READ_RESP"],
+    "cm": ["CONNECT_REQ", "CONNECT_ACK", "CONNECT_REJ", "DISCONNECT", "DISCONNECT_ACK"],
+    "probe": ["PROBE", "PROBE_ACK"],
+}
+GROUPS["control"] = ["ACK", "NACK"] + GROUPS["cm"] + GROUPS["probe"]
+GROUPS["all"] = GROUPS["data"] + GROUPS["control"]
+EXT = dict([(o, "meh") for o in GROUPS["data"]] + [("ACK", "ack"), ("NACK", "nack")] +
+           [(o, "cmh") for o in GROUPS["cm"]] + [(o, "prh") for o in GROUPS["probe"]])
+TERM_RES = [re.compile(p) for p in (
+    r"^range \S+\.\.\S+$", r"^oneof [0-9a-fx,]+$", r"^(nonzero|bit|segment|computed)$", r"^multiple \S+$",
+    r"^=[0-9a-fx]+ if [a-z0-9_.]+=[0-9a-fx]+$", r"^relative [a-z0-9_.]+(,[a-z0-9_.]+)*$")]
+
+
+def independent_dof_tables(text):
+    """{kind: [cells, ...]} for the tables after '<!-- dof-table: KIND -->' (header checked)."""
+    out, lines = {}, text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^<!--\s*dof-table:\s*(\w+)\s*-->", line)
+        if not m:
+            continue
+        rows = []
+        for nxt in lines[i + 1:]:
+            if not nxt.strip() and not rows:
+                continue
+            if not nxt.startswith("|"):
+                break
+            rows.append([c.strip().strip("`") for c in nxt.strip().strip("|").split("|")])
+        out[m.group(1)] = rows
+    return out
+
+
+def expand(cell):
+    ops = []
+    for tok in [t.strip() for t in cell.split(",")]:
+        ops += GROUPS.get(tok, [tok])
+    return [o for o in GROUPS["all"] if o in ops]
+
+
+def full_id(tok):
+    tok = tok.strip()
+    return tok if tok.startswith("MROCE-") else "MROCE-" + tok
+
+
+@pytest.fixture(scope="module")
+def dof_tables():
+    with open(DOF_FILE, encoding="utf-8") as f:
+        return independent_dof_tables(f.read())
+
+
+def test_dof_tables_match_catalog(catalog, dof_tables):
+    fields, choices = dof_tables["fields"], dof_tables["choices"]
+    assert fields[0] == FIELD_COLS and choices[0] == CHOICE_COLS
+    md_fields = [{"opcodes": expand(r[0]), "field": r[1], "status": r[2],
+                  "clauses": [full_id(t) for t in r[3].split(",")], "constraint": r[4], "note": r[5]}
+                 for r in fields[2:]]
+    md_choices = [{"key": r[0], "choice": r[1], "status": r[2],
+                   "clauses": [full_id(t) for t in r[3].split(",")], "bound": r[4]} for r in choices[2:]]
+    assert md_fields == catalog["fields"]
+    assert md_choices == catalog["choices"]
+
+
+def test_dof_rows_are_well_formed(catalog):
+    ids = {c["id"] for c in catalog["clauses"]}
+    bad = []
+    for r in catalog["fields"]:
+        if r["status"] not in ("determined", "free", "constrained", "reserved"):
+            bad.append("%s: status %s" % (r["field"], r["status"]))
+        bad += ["%s: unknown clause %s" % (r["field"], c) for c in r["clauses"] if c not in ids]
+        terms = [t.strip() for t in r["constraint"].split(";")] if r["constraint"] else []
+        if r["status"] == "constrained":
+            bad += ["%s: term %r" % (r["field"], t) for t in terms if not any(x.match(t) for x in TERM_RES)]
+            if not terms:
+                bad.append("%s: constrained without constraint" % r["field"])
+        elif r["status"] == "determined":
+            if terms and not re.match(r"^=[0-9a-fx]+$", terms[0]) or len(terms) > 1:
+                bad.append("%s: determined constraint %r" % (r["field"], r["constraint"]))
+        elif terms:
+            bad.append("%s: %s field with a constraint" % (r["field"], r["status"]))
+    keys = [c["key"] for c in catalog["choices"]]
+    bad += ["duplicate choice %s" % k for k in sorted({k for k in keys if keys.count(k) > 1})]
+    for c in catalog["choices"]:
+        if c["status"] not in ("determined", "free", "constrained"):
+            bad.append("choice %s: status %s" % (c["key"], c["status"]))
+        bad += ["choice %s: unknown clause %s" % (c["key"], i) for i in c["clauses"] if i not in ids]
+    assert not bad, "\n".join(bad)
+
+
+def metaroce_codec_fields(codec):
+    """{header: [field names]} of the codec's MetaRoCE headers, in wire order."""
+    out = {}
+    for f in codec.field_infos():
+        if f["header"] in ("bth", "reth", "aeth", "imm"):
+            continue
+        out.setdefault(f["header"], []).append(f["name"])
+    return out
+
+
+def test_generator_codec_list_matches_codec(codec):
+    gen = load_generator()
+    infos = codec.field_infos()
+    ours = [(h, n, w) for h, fs in gen.CODEC_FIELDS for n, w in fs]
+    roce = [(h, n) for h, ns in gen.ROCE_FIELDS for n in ns]
+    theirs = [(f["header"], f["name"], f["bit_width"]) for f in infos if f["header"] not in dict(gen.ROCE_FIELDS)]
+    assert ours == theirs, "ci/gen_clause_catalog.py CODEC_FIELDS differs from _mroce.field_infos()"
+    assert roce == [(f["header"], f["name"]) for f in infos if f["header"] in dict(gen.ROCE_FIELDS)]
+    assert dict(gen.OPCODES) == dict(codec.OPCODES)
+    assert [n for n, _ in gen.OPCODES] == sorted(codec.OPCODES, key=codec.OPCODES.get)
+    # payload and crc are the frame-level keys a parsed frame carries besides header fields.
+    frame = codec.serialize_frame({"ip4.src": bytes([10, 0, 0, 1]), "ch.opcode": 0x01, "payload": b"abcd"})
+    keys = list(codec.parse_frame(frame))
+    names = {f["name"] for f in infos}
+    assert sorted(k for k in keys if k not in names) == sorted(n for n, _ in gen.FRAME_FIELDS)
+
+
+def test_field_table_covers_every_codec_field_of_every_opcode(catalog, codec):
+    headers = metaroce_codec_fields(codec)
+    want = set()
+    for op in codec.OPCODES:
+        for h in ("eth", "ip4", "ip6", "udp", "ch", EXT[op]):
+            want |= {(op, f) for f in headers[h]}
+        want |= {(op, "payload"), (op, "crc")}
+    have = {}
+    dups = []
+    for r in catalog["fields"]:
+        for op in r["opcodes"]:
+            if (op, r["field"]) in have:
+                dups.append((op, r["field"]))
+            have[(op, r["field"])] = r
+    assert not dups, "pairs covered twice: %s" % dups
+    assert not sorted(want - set(have)), "pairs the table misses: %s" % sorted(want - set(have))
+    assert not sorted(set(have) - want), "pairs the codec does not have: %s" % sorted(set(have) - want)
+
+
+def test_field_table_constants_fit_the_codec(catalog, codec):
+    """A packet built from every '=V' of an opcode's rows serializes and parses back unchanged."""
+    consts = {}
+    fixed = {f["name"] for f in codec.field_infos() if f["is_fixed"]}  # ip4.version, ip4.ihl, ip6.version
+    for r in catalog["fields"]:
+        if r["field"] in fixed:
+            continue
+        if r["status"] == "determined" and r["constraint"].startswith("="):
+            for op in r["opcodes"]:
+                consts.setdefault(op, {})[r["field"]] = int(r["constraint"][1:], 0)
+    for op, code in codec.OPCODES.items():
+        fm = {k: v for k, v in consts.get(op, {}).items() if not k.startswith("ip6.") and k != "ch.opcode"}
+        fm["ch.opcode"] = code
+        fm.setdefault("ch.ver", 1)
+        parsed = codec.parse_frame(codec.serialize_frame(fm))
+        for k, v in fm.items():
+            if k in parsed:
+                assert parsed[k] == v, (op, k)
+
+
+# ---- negative self-checks of the degrees-of-freedom parser ----
+
+DOF_SYNTH_HEAD = "# 19. Degrees of freedom\n## 19.1 x\n\n<!-- dof-table: fields -->\n" \
+                 "| opcodes | field | status | clauses | constraint | note |\n|---|---|---|---|---|---|\n"
+DOF_SYNTH_CHOICES = "\n<!-- dof-table: choices -->\n| key | choice | status | clauses | bound |\n|---|---|---|---|---|\n" \
+                    "| first-path | which path | constrained | STRM-009 | any ACTIVE path |\n"
+
+
+def full_table_rows(gen):
+    """One row per field over all opcodes it exists in: a complete, valid field table."""
+    rows, seen = [], []
+    for op in gen.OPCODE_NAMES:
+        for f in gen.fields_of(op):
+            if f not in seen:
+                seen.append(f)
+    for f in seen:
+        ops = [op for op in gen.OPCODE_NAMES if f in gen.fields_of(op)]
+        status, constraint = ("reserved", "") if "rsvd" in f else ("free", "")
+        rows.append("| %s | %s | %s | GEN-001 | %s | |" % (", ".join(ops), f, status, constraint))
+    return rows
+
+
+def run_dof(gen, rows, choices=DOF_SYNTH_CHOICES):
+    known = {"MROCE-GEN-001", "MROCE-STRM-009", "MROCE-ACK-014"}
+    return gen.parse_dof("19-degrees-of-freedom.md", DOF_SYNTH_HEAD + "\n".join(rows) + "\n" + choices, known)
+
+
+def test_self_check_dof_valid_synthetic_table():
+    gen = load_generator()
+    fields, choices, errors = run_dof(gen, full_table_rows(gen))
+    assert not errors, errors
+    assert sum(len(r["opcodes"]) for r in fields) == len(gen.all_pairs())
+    assert choices == [{"key": "first-path", "choice": "which path", "status": "constrained",
+                        "clauses": ["MROCE-STRM-009"], "bound": "any ACTIVE path"}]
+
+
+def test_self_check_dof_detects_missing_and_duplicate_pairs():
+    gen = load_generator()
+    rows = [r for r in full_table_rows(gen) if "| ack.epsn |" not in r]
+    rows.append("| data | ch.psn | free | GEN-001 | | |")
+    _, _, errors = run_dof(gen, rows)
+    assert any("misses ack.epsn for ACK" in e for e in errors), errors
+    assert any("(WRITE, ch.psn) already covered" in e for e in errors), errors
+
+
+def test_self_check_dof_detects_bad_rows():
+    gen = load_generator()
+    base = full_table_rows(gen)
+    cases = {
+        "| ACK | meh.msn | free | GEN-001 | | |": "does not exist in ACK",
+        "| ACK | ack.bogus | free | GEN-001 | | |": "unknown field 'ack.bogus'",
+        "| FOO | ch.psn | free | GEN-001 | | |": "unknown opcode or group 'FOO'",
+        "| ACK | ack.epsn | maybe | GEN-001 | | |": "unknown status 'maybe'",
+        "| ACK | ack.epsn | free | ACK-099 | | |": "unknown clause id MROCE-ACK-099",
+        "| ACK | ack.epsn | free | ACK-14 | | |": "malformed clause id 'ACK-14'",
+        "| ACK | ack.epsn | constrained | GEN-001 | rnage 1..2 | |": "malformed constraint term 'rnage 1..2'",
+        "| ACK | ack.epsn | constrained | GEN-001 | range 5..1 | |": "empty range",
+        "| ACK | ack.ce_count | constrained | GEN-001 | range 0..70000 | |": "exceeds the 16-bit field",
+        "| ACK | ack.epsn | constrained | GEN-001 | relative meh.msn | |": "does not exist in ACK",
+        "| ACK | ack.epsn | constrained | GEN-001 | bit | |": "'bit' on the 32-bit field",
+        "| ACK | ack.epsn | constrained | GEN-001 | | |": "needs a constraint",
+        "| ACK | ack.epsn | determined | GEN-001 | range 1..2 | |": "determined field's constraint",
+        "| ACK | ack.epsn | free | GEN-001 | nonzero | |": "has no constraint",
+        "| ACK | ack.epsn | reserved | GEN-001 | | |": "not a reserved field",
+        "| ACK | ack.epsn | constrained | GEN-001 | range 0..num_pathz | |": "bad bound 'num_pathz'",
+    }
+    for bad_row, want in cases.items():
+        rows = [r for r in base if "| %s |" % bad_row.split("|")[2].strip() not in r or "ACK" not in r.split("|")[1]]
+        _, _, errors = run_dof(gen, rows + [bad_row])
+        assert any(want in e for e in errors), (bad_row, errors)
+
+
+def test_self_check_dof_detects_bad_choices_and_missing_tables():
+    gen = load_generator()
+    bad = DOF_SYNTH_CHOICES + "| first-path | again | sometimes | XYZ-001 | b |\n"
+    _, _, errors = run_dof(gen, full_table_rows(gen), bad)
+    assert any("duplicate choice key first-path" in e for e in errors), errors
+    assert any("unknown status 'sometimes'" in e for e in errors), errors
+    assert any("unknown clause id MROCE-XYZ-001" in e for e in errors), errors
+    _, _, errors = run_dof(gen, full_table_rows(gen), "")
+    assert any("no '<!-- dof-table: choices -->' table" in e for e in errors), errors

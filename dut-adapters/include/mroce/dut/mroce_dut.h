@@ -100,8 +100,20 @@ typedef enum mroce_dut_op_status {
   MROCE_DUT_WC_OTHER = 11
 } mroce_dut_op_status;
 
-/* Connection events. ACCEPTED: the responder accepted an incoming connection and takes receives on
- * it from now on (ESTABLISHED may follow only with the first packet). */
+/* Connection events (poll_events), per connection handle; `reason` is the protocol reason code or 0.
+ *  ESTABLISHED  requester: a valid CONNECT_ACK arrived; responder: the first packet carrying its
+ *               connection id arrived (spec table 5.5 rows 7 and 11).
+ *  INCOMING     responder: a valid CONNECT_REQ waits for an accept decision of the device's own
+ *               application. ABI 1 has no accept call: the harness logs INCOMING and otherwise ignores
+ *               it, so a device certified through this ABI accepts valid requests by itself and
+ *               reports ACCEPTED (spec table 5.5 row 2).
+ *  REJECTED     requester: CONNECT_REJ arrived (reason = its CMH reason), or the requester refused the
+ *               CONNECT_ACK (reason 0x03 INVALID_PARAMS, MROCE-CONN-008).
+ *  TIMEOUT      requester: CONNECT_REQ unanswered after its retransmissions (MROCE-CONN-005).
+ *  CLOSED       closed by either side (reason 0x10 NORMAL or 0x11 ERROR of the DISCONNECT).
+ *  ERROR        the connection entered ERROR (MROCE-ERR-011).
+ *  ACCEPTED     responder: the device accepted an incoming connection and takes receives on it from
+ *               now on (ESTABLISHED may follow only with the first packet). */
 typedef enum mroce_dut_event_kind {
   MROCE_DUT_EVENT_ESTABLISHED = 0,
   MROCE_DUT_EVENT_INCOMING = 1,
@@ -129,11 +141,13 @@ typedef struct mroce_dut_capabilities {
 typedef struct mroce_dut_host_config {
   uint32_t struct_size;
   uint8_t mac[6];
-  uint8_t ipv4[4];        /* network order: {10, 0, 0, 1} is 10.0.0.1 */
+  uint8_t ipv4[4];        /* network order: {10, 0, 0, 1} is 10.0.0.1 (ABI 1 has no IPv6 address) */
   uint16_t udp_port;      /* MetaRoCE destination port the device listens on */
   uint8_t num_paths;      /* paths per connection the harness expects */
   uint8_t num_planes;     /* NIC ports: frames carry plane 0..num_planes-1 */
-  uint16_t mtu;           /* bytes of IP packet */
+  uint16_t mtu;           /* MetaRoCE MTU: payload bytes per data packet, the CMH mtu the device
+                           * requests (spec README "MTU"), not the IP MTU: 4096 gives 4184-byte
+                           * IPv4 packets */
   uint16_t max_streams;
   uint64_t link_capacity_mbps; /* sum of the line rates of all planes (C of spec 10.3), Mb/s */
   uint64_t seed;          /* for any randomness (entropy, jitter): the same seed, the same bytes */
@@ -267,9 +281,14 @@ typedef struct mroce_dut_plugin {
   void (*on_timer)(mroce_dut_instance* dut, mroce_dut_time_ns now);
 
   /* --- telemetry (optional: NULL when the device exposes none) --- */
-  /* Counters by stable dotted name as spec chapter 17 gives them ("conn.1.tx_pkts"). */
+  /* Counters and gauges by the dotted names of spec chapter 17 ("conn.1.tx_pkts",
+   * "endpoint.crc_errors"); state gauges as numbers (conn_state 0..6, path state 0..3, MROCE-TEL-001). */
   int (*telemetry)(mroce_dut_instance* dut, mroce_dut_emit_counter emit, void* ctx);
-  /* Bytes of protocol state held now; MROCE_DUT_ERR_UNSUPPORTED when the device cannot tell. */
+  /* Bytes of protocol state the whole instance holds now: all its connections plus state no
+   * connection owns (memory regions, completion queue, rate-hint table, timers). Judged by growth
+   * (MROCE-LIM-006, MROCE-LIM-007, MROCE-DUP-009); the per-connection bound of MROCE-LIM-005 is read
+   * from the telemetry gauge conn.<id>.state_bytes. MROCE_DUT_ERR_UNSUPPORTED when the device cannot
+   * tell. */
   int (*state_bytes)(mroce_dut_instance* dut, uint64_t* bytes_out);
 } mroce_dut_plugin;
 
