@@ -92,7 +92,7 @@ def main():
                 diffs.append(f"{key} {cid}: {what} differ (before {w}, after {g})")
     n = sum(len(r) for r in golden["runs"].values())
     if diffs:
-        print("\n".join(diffs[:40]))
+        print("\n".join(diffs[:400]))
         print(f"{len(diffs)} of {n} case results differ from {args.golden}")
         return 1
     print(f"all {n} case results ({len(golden['runs'])} runs) equal the recorded ones: verdicts, checks, pcaps")

@@ -48,6 +48,7 @@ ref::Result<SelftestResult> RunSelftest(const Suite& suite, const SelftestSpec& 
   Options o = options;
   o.session.write_evidence = false;
   o.session.run_dir.clear();
+  if (o.session.catalog == nullptr) o.session.catalog = &suite.catalog;
   Outcome outcome = RunTasks(tasks, o);
 
   SelftestResult r;

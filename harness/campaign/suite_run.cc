@@ -84,7 +84,9 @@ ref::Result<RunPlan> PlanRun(const Suite& suite, const RunSpec& spec) {
 ExecutedRun ExecuteRun(const RunPlan& plan, const Options& options) {
   ExecutedRun done;
   done.planned = plan.tasks.size();
-  done.campaign = RunTasks(plan.tasks, options);
+  Options o = options;
+  if (o.session.catalog == nullptr) o.session.catalog = plan.catalog;
+  done.campaign = RunTasks(plan.tasks, o);
   harness::RunResult& run = done.run;
   run = plan.run;
   for (auto& r : done.campaign.results) {

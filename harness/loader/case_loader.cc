@@ -103,8 +103,20 @@ std::optional<FieldPattern> ParsePattern(std::string_view raw, std::string* erro
     return p;
   }
   if (t.rfind("hex:", 0) == 0) {
+    // "hex:BYTES" or "hex:BYTES*N" (the bytes repeated N times, e.g. a full-MTU payload).
     p.kind = FieldPattern::Kind::kBytes;
-    if (!ParseHexBytes(t.substr(4), &p.bytes)) return bad("expected an even number of hex digits after hex:");
+    std::string_view hex = std::string_view(t).substr(4);
+    uint64_t times = 1;
+    if (size_t star = hex.find('*'); star != std::string_view::npos) {
+      if (!ParseU64(hex.substr(star + 1), &times) || times == 0 || times > 65536) {
+        return bad("expected hex:BYTES*N with 1 <= N <= 65536");
+      }
+      hex = hex.substr(0, star);
+    }
+    std::vector<uint8_t> unit;
+    if (!ParseHexBytes(hex, &unit)) return bad("expected an even number of hex digits after hex:");
+    if (unit.size() * times > 65536) return bad("hex:BYTES*N makes more than 65536 bytes");
+    for (uint64_t i = 0; i < times; ++i) p.bytes.insert(p.bytes.end(), unit.begin(), unit.end());
     return p;
   }
   if (size_t dots = t.find(".."); dots != std::string::npos) {

@@ -442,6 +442,13 @@ TEST(ValueParsers, Patterns) {
   EXPECT_TRUE(ParsePattern("true", &e)->MatchesScalar(1));
   EXPECT_FALSE(ParsePattern("0x30/0x0f", &e));
   EXPECT_FALSE(ParsePattern("hex:abc", &e));
+  p = ParsePattern("hex:a5b6*3", &e);
+  ASSERT_TRUE(p) << e;
+  EXPECT_EQ(p->bytes, (std::vector<uint8_t>{0xa5, 0xb6, 0xa5, 0xb6, 0xa5, 0xb6}));
+  EXPECT_EQ(ParsePattern("hex:00*4096", &e)->bytes.size(), 4096u);
+  EXPECT_FALSE(ParsePattern("hex:00*0", &e));
+  EXPECT_FALSE(ParsePattern("hex:0000*40000", &e));
+  EXPECT_FALSE(ParsePattern("hex:00*x", &e));
   EXPECT_FALSE(ParsePattern("banana", &e));
   EXPECT_FALSE(ParsePattern("<0", &e));
 }

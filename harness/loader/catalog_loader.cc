@@ -50,7 +50,46 @@ LoadResult<Catalog> LoadCatalogString(const std::string& text, const std::string
     }
     clauses.push_back(std::move(cc));
   }
-  out.value = Catalog(std::move(clauses));
+  // The degrees-of-freedom table (spec chapter 19.2), when the catalog has one.
+  std::vector<FieldRule> fields;
+  if (j.contains("fields")) {
+    const nlohmann::json& rows = j["fields"];
+    if (!rows.is_array()) err("fields", "expected a list of field rules");
+    for (size_t i = 0; rows.is_array() && i < rows.size(); ++i) {
+      const std::string p = "fields[" + std::to_string(i) + "]";
+      const nlohmann::json& r = rows[i];
+      auto strings = [&](const char* key) {
+        std::vector<std::string> v;
+        if (r.contains(key) && r[key].is_array()) {
+          for (const auto& e : r[key]) {
+            if (e.is_string()) v.push_back(e.get<std::string>());
+          }
+        }
+        return v;
+      };
+      if (!r.is_object() || !r.contains("field") || !r["field"].is_string() || !r.contains("status") ||
+          !r["status"].is_string()) {
+        err(p, "expected an object with string 'field' and 'status'");
+        continue;
+      }
+      FieldRule fr;
+      fr.field = r["field"].get<std::string>();
+      const std::string status = r["status"].get<std::string>();
+      if (status == "determined") fr.status = FieldRule::Status::kDetermined;
+      else if (status == "free") fr.status = FieldRule::Status::kFree;
+      else if (status == "constrained") fr.status = FieldRule::Status::kConstrained;
+      else if (status == "reserved") fr.status = FieldRule::Status::kReserved;
+      else {
+        err(p + ".status", "bad status '" + status + "' (expected determined, free, constrained or reserved)");
+        continue;
+      }
+      fr.opcodes = strings("opcodes");
+      fr.clauses = strings("clauses");
+      if (r.contains("constraint") && r["constraint"].is_string()) fr.constraint = r["constraint"].get<std::string>();
+      fields.push_back(std::move(fr));
+    }
+  }
+  out.value = Catalog(std::move(clauses), std::move(fields));
   return out;
 }
 

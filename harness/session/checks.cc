@@ -657,7 +657,7 @@ std::vector<CheckInfo> Registry() {
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
       {"script-steps", "each expect step matched a DUT frame in its window (or none, if absent); no DUT call refused", {},
        scripted, true, ScriptSteps},
-      {"reference-match", "the DUT's frames matched by the expect steps equal the reference endpoint's", {}, scripted,
+      {"reference-match", "the DUT's frames matched by the expect steps are spec-equivalent to the reference endpoint's", {}, scripted,
        true, ReferenceMatch},
   };
 }
@@ -689,7 +689,8 @@ ref::Status ValidateCheck(const std::string& name, const json& params) {
   return ref::OkStatus();
 }
 
-std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec, const RunRecord* reference) {
+std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec, const RunRecord* reference,
+                                            const harness::Catalog* catalog) {
   std::vector<harness::CheckSpec> specs;
   for (const CheckInfo& info : AllChecks()) {
     if (info.implicit && info.style == c.style) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
@@ -712,7 +713,7 @@ std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRec
       out.push_back(base);
       continue;
     }
-    FindCheck(spec.name)->fn(CheckContext{c, rec, reference, spec.params, base}, out);
+    FindCheck(spec.name)->fn(CheckContext{c, rec, reference, catalog, spec.params, base}, out);
   }
   return out;
 }

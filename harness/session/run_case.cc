@@ -42,7 +42,7 @@ int64_t RunAttempt(const harness::Case& c, const SessionOptions& options, harnes
     reference = SimulateScript(c, options, make_ref, ".reference");
     if (!reference->pcap.empty()) t.evidence.push_back(reference->pcap);
   }
-  t.checks = RunChecks(c, rec, reference ? &*reference : nullptr);
+  t.checks = RunChecks(c, rec, reference ? &*reference : nullptr, options.catalog);
   t.verdict = harness::CombineChecks(t.checks);
   for (const auto& ch : t.checks) {
     if (ch.verdict == t.verdict && t.verdict != harness::Verdict::kPass) {

@@ -1,7 +1,10 @@
 // Checks of scripted cases (see script_checks.h).
 #include "script_checks.h"
 
+#include <algorithm>
+
 #include "mroce/session/scripted.h"
+#include "mroce/session/spec_equivalence.h"
 #include "mroce/wire/dump.h"
 #include "mroce/wire/field_map.h"
 #include "mroce/wire/frame.h"
@@ -13,15 +16,24 @@ using harness::CheckResult;
 using harness::Verdict;
 using State = ScriptStepOutcome::State;
 
-// Fields of step `s` matched by a variable: judged by the variable, free against the reference.
-std::vector<std::string> FreeFor(const harness::ExpectStep& s) {
-  std::vector<std::string> f = BuiltinFreeFields();
-  f.insert(f.end(), s.free.begin(), s.free.end());
+// Fields a step leaves to itself: the ones it declares free and the ones it matched with a variable
+// (judged by the variable: their values come from each implementation's own earlier choices).
+std::vector<std::string> StepFree(const harness::ExpectStep& s) {
+  std::vector<std::string> f = s.free;
   for (const auto& [name, p] : s.match) {
     if (p.kind == harness::FieldPattern::Kind::kVariable) f.push_back(name);
   }
   return f;
 }
+
+// One field of a DUT frame the comparison refuses.
+struct Difference {
+  std::string field;
+  std::string expected;
+  std::string actual;
+  std::string rule;  // "determined", "range 49152..65535", "reserved", ...
+  std::vector<std::string> clauses;
+};
 
 harness::ValueMismatch ToMismatch(const wire::FieldDiff& d) {
   const uint64_t* e = d.expected ? std::get_if<uint64_t>(&*d.expected) : nullptr;
@@ -37,9 +49,8 @@ const harness::SourceLocation& StepWhere(const harness::ScriptStep& s) {
 
 }  // namespace
 
-const std::vector<std::string>& BuiltinFreeFields() {
-  static const std::vector<std::string> k = {"ip4.id",          "ip4.checksum", "ip6.flow_label", "udp.sport", "crc",
-                                             "cmh.src_conn_id", "cmh.nonce",    "ack.ack_delay",  "prh.tx_time",
+const std::vector<std::string>& BuiltinRoceFreeFields() {
+  static const std::vector<std::string> k = {"ip4.id", "ip4.checksum", "ip6.flow_label", "udp.sport", "icrc",
                                              "eth.padding"};
   return k;
 }
@@ -106,6 +117,13 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
     out.push_back(rm);
     return;
   }
+  if (x.catalog == nullptr || x.catalog->field_rules().empty()) {
+    rm.verdict = Verdict::kError;
+    rm.reason = "no clause catalog with the spec's degrees-of-freedom table (clauses.json \"fields\", spec chapter 19): "
+                "the comparison cannot tell determined fields from free ones";
+    out.push_back(rm);
+    return;
+  }
   const RunRecord& ref = *x.reference;
   if (!ref.harness_error.empty()) {
     rm.verdict = Verdict::kError;
@@ -136,24 +154,49 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
     if (e->absent || d.matched_frame < 0 || r.matched_frame < 0) continue;
     const FrameRecord& df = dut.trace.frames[static_cast<size_t>(d.matched_frame)];
     const FrameRecord& rf = ref.trace.frames[static_cast<size_t>(r.matched_frame)];
-    auto dmap = Trace::Decode(df);
-    auto rmap = Trace::Decode(rf);
-    if (!dmap.ok() || !rmap.ok()) continue;  // Matched frames always decode.
-    auto diffs = wire::DiffFieldMaps(wire::ToFieldMap(rmap.value()), wire::ToFieldMap(dmap.value()), FreeFor(*e));
+    auto dframe = Trace::Decode(df);
+    auto rframe = Trace::Decode(rf);
+    if (!dframe.ok() || !rframe.ok()) continue;  // Matched frames always decode.
+    std::vector<Difference> diffs;
+    if (dframe->meta() != nullptr && rframe->meta() != nullptr) {
+      SpecContext ctx;
+      ctx.num_paths = static_cast<uint64_t>(std::max(1, c.topology.paths));
+      ctx.num_planes = static_cast<uint64_t>(std::max(1, c.topology.planes));
+      ctx.mtu = static_cast<uint64_t>(c.topology.mtu_bytes);
+      ctx.max_streams = 16;
+      ctx.dut_time_ns = df.time_ns;
+      ctx.ref_time_ns = rf.time_ns;
+      for (SpecDifference& sd : CompareBySpec(*dframe, *rframe, *x.catalog, ctx, StepFree(*e))) {
+        diffs.push_back({sd.field, sd.expected, sd.actual, sd.rule, sd.clauses});
+      }
+    } else {
+      // RoCEv2 (or a DUT that answered with another protocol): the spec's table does not cover it.
+      std::vector<std::string> free = BuiltinRoceFreeFields();
+      const std::vector<std::string> step = StepFree(*e);
+      free.insert(free.end(), step.begin(), step.end());
+      for (const wire::FieldDiff& fd :
+           wire::DiffFieldMaps(wire::ToFieldMap(rframe.value()), wire::ToFieldMap(dframe.value()), free)) {
+        const harness::ValueMismatch m = ToMismatch(fd);
+        diffs.push_back({fd.name, m.expected + " (reference)", m.actual, "equal to the reference", {}});
+      }
+    }
     if (diffs.empty()) continue;
     rm.verdict = Verdict::kFail;
     rm.where = where;
-    rm.mismatch = ToMismatch(diffs.front());
+    const Difference& first = diffs.front();
+    rm.mismatch = harness::ValueMismatch{first.field, first.expected, first.actual};
     rm.expected_packet = "reference (frame " + std::to_string(rf.frame_no) + " of " +
                          (ref.pcap.empty() ? std::string("its trace") : ref.pcap) + "):\n" + Trace::Dump(rf);
     rm.actual_packet = Trace::Dump(df);
     rm.packet_index = df.frame_no;
     std::string names;
-    for (const auto& diff : diffs) names += (names.empty() ? "" : ", ") + diff.name;
-    rm.reason = where + ": the DUT's frame differs from the reference's in " + std::to_string(diffs.size()) +
-                " field(s) (" + names + "): " + rm.mismatch->field + " expected (reference) " + rm.mismatch->expected +
-                ", actual (DUT) " + rm.mismatch->actual + "; frame " + std::to_string(df.frame_no) + " of " +
-                (dut.pcap.empty() ? std::string("the DUT trace") : dut.pcap);
+    for (const Difference& diff : diffs) names += (names.empty() ? "" : ", ") + diff.field;
+    std::string clauses;
+    for (const std::string& id : first.clauses) clauses += (clauses.empty() ? "" : ", ") + id;
+    rm.reason = where + ": the DUT's frame is not what the spec allows where the reference sent its frame: " +
+                std::to_string(diffs.size()) + " field(s) (" + names + "); " + first.field + " is " + first.rule +
+                (clauses.empty() ? "" : " by " + clauses) + ": expected " + first.expected + ", actual " + first.actual +
+                "; frame " + std::to_string(df.frame_no) + " of " + (dut.pcap.empty() ? std::string("the DUT trace") : dut.pcap);
     break;
   }
   out.push_back(rm);

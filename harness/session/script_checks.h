@@ -14,21 +14,18 @@ namespace mroce::session {
 // ("dut-control@file:line"); steps after the first failure are inconclusive (not run).
 void ScriptSteps(const CheckContext& x, std::vector<harness::CheckResult>& out);
 
-// The DUT's frame matched by each expect step equals the reference's, field by field, except the
-// fields no two conformant implementations need agree on (BuiltinFreeFields), the step's `free`
-// fields and the fields it matched with a variable (judged by the variable).
+// The DUT's frame matched by each expect step is spec-equivalent to the reference's frame for the
+// same step (spec_equivalence.h: the degrees-of-freedom table of the catalog decides field by
+// field), except the step's `free` fields and the fields it matched with a variable (judged by the
+// variable). A RoCEv2 frame, which the table does not cover, must equal the reference's except the
+// fields BuiltinRoceFreeFields() names.
 void ReferenceMatch(const CheckContext& x, std::vector<harness::CheckResult>& out);
 
-// Fields never compared with the reference, because two conformant implementations choose them
-// freely or they follow from timing rather than protocol state:
-//   ip4.id ip4.checksum   per-implementation IP id; the checksum follows from it
-//   ip6.flow_label        free per ENC clauses
-//   udp.sport             path entropy is each implementation's choice (ENC/PATH)
-//   crc                   follows from the other fields (any real difference shows elsewhere)
-//   cmh.src_conn_id cmh.nonce   random per MROCE-CONN-001/002
-//   ack.ack_delay         processing time, bounded by MROCE-ACK-004/ACK 8.3, not reference-equal
-//   prh.tx_time           the sender's opaque clock
-//   eth.padding           Ethernet padding bytes
-[[nodiscard]] const std::vector<std::string>& BuiltinFreeFields();
+// RoCEv2 fields two conformant senders choose freely or that follow from timing:
+//   ip4.id ip4.checksum ip6.flow_label   per-implementation IP id; the checksum follows from it
+//   udp.sport                           the sender's entropy
+//   icrc                                follows from the other fields
+//   eth.padding                         Ethernet padding bytes
+[[nodiscard]] const std::vector<std::string>& BuiltinRoceFreeFields();
 
 }  // namespace mroce::session

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "mroce/dut/dut_spec.h"
+#include "mroce/harness/catalog_loader.h"
 #include "mroce/session/session.h"
 #ifdef MROCE_HAVE_SCAPY_EVAL
 #include "mroce/session/scapy_eval.h"
@@ -95,8 +96,19 @@ harness::Case Handshake(const std::string& id) {
   return c;
 }
 
+// The spec's clause catalog: its degrees-of-freedom table drives the reference comparison.
+const harness::Catalog* SpecCatalog() {
+  static const harness::Catalog catalog = [] {
+    auto loaded = harness::LoadCatalogFile(std::string(MROCE_SOURCE_DIR) + "/docs/spec/clauses.json");
+    EXPECT_TRUE(loaded.ok()) << loaded.ErrorText();
+    return loaded.value;
+  }();
+  return &catalog;
+}
+
 SessionOptions Options(const std::string& dut, uint64_t seed = 7, std::string run_dir = "") {
   SessionOptions o;
+  o.catalog = SpecCatalog();
   o.seed = seed;
   o.dut_spec = dut;
   o.run_dir = std::move(run_dir);

@@ -190,6 +190,12 @@ Result<MetaPacket> ParseMeta(std::span<const uint8_t> bytes, size_t base_offset,
                       Format("payload_len %u + 4-byte CRC needs %zu bytes at offset %zu, have %zu",
                              pkt.ch.payload_len, need, base_offset + hdrs, have)};
   }
+  // MROCE-HDR-017: only data opcodes carry a payload (a layout rule, checked with the lengths).
+  if (pkt.ch.payload_len != 0 && !IsDataOpcode(pkt.ch.opcode)) {
+    return ParseError{"ch.payload_len", base_offset + 10,
+                      Format("%s carries payload_len %u: only data opcodes carry a payload (MROCE-HDR-017)",
+                             std::string(OpcodeName(pkt.ch.opcode)).c_str(), pkt.ch.payload_len)};
+  }
   pkt.payload.assign(bytes.begin() + static_cast<ptrdiff_t>(hdrs),
                      bytes.begin() + static_cast<ptrdiff_t>(hdrs + pkt.ch.payload_len));
   const size_t crc_off = hdrs + pkt.ch.payload_len;

@@ -147,6 +147,31 @@ TEST(MetaErrors, UnknownOpcodeNamesChOpcode) {
   EXPECT_FALSE(IsKnownOpcode(ch->opcode));
 }
 
+TEST(MetaErrors, PayloadOnControlOpcodeIsRefused) {
+  // MROCE-HDR-017: every opcode but the data opcodes carries payload_len 0; a serializer may still
+  // write one (negative tests inject it).
+  for (Opcode op : {Opcode::kAck, Opcode::kNack, Opcode::kConnectReq, Opcode::kProbe, Opcode::kProbeAck}) {
+    MetaPacket m;
+    m.ch.opcode = op;
+    m.ext = DefaultExtFor(op);
+    m.payload = {1, 2, 3, 4};
+    const auto bytes = SerializeMeta(m);
+    auto r = ParseMeta(bytes);
+    ASSERT_FALSE(r) << OpcodeName(op);
+    EXPECT_EQ(r.error().field, "ch.payload_len");
+    EXPECT_EQ(r.error().offset, 10u);
+    EXPECT_NE(r.error().message.find("MROCE-HDR-017"), std::string::npos) << r.error().message;
+    m.payload.clear();
+    EXPECT_TRUE(ParseMeta(SerializeMeta(m))) << OpcodeName(op);
+  }
+  MetaPacket w;
+  w.ch.opcode = Opcode::kWrite;
+  w.ext = DefaultExtFor(Opcode::kWrite);
+  w.payload = {1, 2, 3, 4};
+  w.meh()->msg_len = 4;
+  EXPECT_TRUE(ParseMeta(SerializeMeta(w)));
+}
+
 TEST(MetaErrors, UnknownVersionParses) {
   auto bytes = WithCrc(Hex("f5 30 00 00  00 00 00 00  00 00 00 00  00 00 00 00"
                            "00 00 00 00  00 00 00 00  00 00 00 00  00 00 00 00"));

@@ -120,8 +120,8 @@ MetaPacket RandomPackets::Meta(bool reserved_nonzero) {
     case ExtKind::kUnknown:
       break;
   }
-  // Control packets normally carry no payload, but the codec must not care.
-  if (!IsDataOpcode(p.ch.opcode) && Bits(3) == 0) p.payload = Payload(64);
+  // Control packets carry no payload (MROCE-HDR-017: the parser refuses one; see
+  // MetaErrors.PayloadOnControlOpcodeIsRefused).
   p.ch.payload_len = static_cast<uint16_t>(p.payload.size());
   const std::vector<uint8_t> bytes = SerializeMeta(p);
   p.crc = MetaCrc(std::span(bytes).first(p.size() - kCrcSize));

@@ -19,7 +19,7 @@
 //   state-bounded                  DUT protocol state never above a bound
 //   scripted (run on every scripted case)
 //   script-steps                   each expect step matched in its window; no DUT call refused
-//   reference-match                the DUT's matched frames equal the reference endpoint's
+//   reference-match                the DUT's matched frames are spec-equivalent to the reference's
 #pragma once
 
 #include <string>
@@ -39,6 +39,7 @@ struct CheckContext {
   const harness::Case& c;
   const RunRecord& rec;              // The DUT's run.
   const RunRecord* reference;        // Scripted cases: the reference endpoint's run of the script.
+  const harness::Catalog* catalog;   // The spec's clause catalog (degrees-of-freedom table), if given.
   const nlohmann::json& params;      // The case's parameters for this check (validated).
   const harness::CheckResult& base;  // Name, clauses, pcap and where filled in; verdict pass.
 };
@@ -63,7 +64,8 @@ struct CheckInfo {
 // Runs every check that applies to the case: the implicit checks of its style, then the checks it
 // names (end-to-end: completions, completion-order and data-intact when it names none).
 [[nodiscard]] std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec,
-                                                          const RunRecord* reference = nullptr);
+                                                          const RunRecord* reference = nullptr,
+                                                          const harness::Catalog* catalog = nullptr);
 // Goodput, per-path use, window and rate hint over time, for the report's plots.
 [[nodiscard]] std::vector<harness::TimeSeries> BuildSeries(const RunRecord& rec);
 

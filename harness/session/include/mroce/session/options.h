@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mroce/dut/dut.h"
+#include "mroce/harness/catalog.h"
 
 namespace mroce::session {
 
@@ -29,6 +30,9 @@ struct SessionOptions {
   // inconclusive.
   int64_t max_stall_ns = 5'000'000;
   int live_attempts = 3;
+  // The clause catalog of the spec the case is judged by (its degrees-of-freedom table decides what
+  // the reference comparison compares); not owned. Without one, scripted cases give ERROR.
+  const harness::Catalog* catalog = nullptr;
 };
 
 }  // namespace mroce::session
