@@ -83,6 +83,12 @@ TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
       EXPECT_EQ(t["attempts"], 3) << id;
       continue;
     }
+    if (verdict == "inconclusive" && sim_verdict[id] == "pass" && reason.find("not decidable") != std::string::npos) {
+      // A check the live run could not decide (the host queued or dropped frames between tap and
+      // DUT, or a wall-clock RTO fired): said so, not blamed on the DUT; tolerated like a stall.
+      ++stalled;
+      continue;
+    }
     EXPECT_EQ(verdict, sim_verdict[id]) << id << ": " << reason << " (stall " << t.value("stall_ms", 0.0) << " ms, "
                                         << t.value("attempts", 1) << " run(s))";
   }

@@ -444,6 +444,39 @@ CheckResult Counter(const Ctx& x) {
   }
   if (const std::string count = text("equals"); !count.empty()) {
     const uint64_t want = *x.trace.Count(count);
+    if (*v > want) {
+      // A counter that legitimately counts events the trace cannot see (MROCE-RTO-006: an RTO deems
+      // every unacknowledged PSN lost, delivered or not) makes an excess undecidable, never a shortfall.
+      if (const std::string other = text("excess_if"); !other.empty()) {
+        if (const auto n = x.trace.CounterSum(kDutHost, other, scope); n && *n > 0) {
+          return With(x, Verdict::kInconclusive,
+                      "counter " + shown + " is " + std::to_string(*v) + ", above the " + std::to_string(want) + " " +
+                          doc(count) + " (" + count + ") the tap shows, while " + other + " is " + std::to_string(*n) +
+                          ": those events add to " + name + " by rule, so the exact count is not decidable from the trace");
+        }
+      }
+    }
+    if (*v != want && !x.rec.dut_caps.simulated_time) {
+      // A live DUT is reached through a host (kernel, sockets, an impair bridge): the tap sees a
+      // frame before the DUT does and telemetry is read at one instant, so a frame still in a queue,
+      // or dropped by the host after the tap, is in the trace but not in the DUT. Judge exactly only
+      // when the DUT's own packet totals agree with the tap's.
+      const auto out_of_step = [&](const char* counter, CounterScope sc, const char* count) -> std::string {
+        const auto dut = x.trace.CounterSum(kDutHost, counter, sc);
+        const uint64_t tap = x.trace.Count(count).value_or(0);
+        if (!dut || *dut == tap) return {};
+        return std::string(counter) + " " + std::to_string(*dut) + " against " + std::to_string(tap) + " " + count;
+      };
+      std::string why = out_of_step("rx_pkts", CounterScope::kPathRx, "dut.data_rx");
+      if (why.empty()) why = out_of_step("tx_pkts", CounterScope::kPath, "dut.data_tx");
+      if (!why.empty()) {
+        return With(x, Verdict::kInconclusive,
+                    "counter " + shown + " is " + std::to_string(*v) + " while the tap shows " + std::to_string(want) + " " +
+                        doc(count) + " (" + count + "), but this live DUT and the tap disagree on the packets themselves (" +
+                        why + ": frames queued or dropped by the host between tap and DUT), so the exact count is not "
+                        "decidable from the trace");
+      }
+    }
     if (*v != want) {
       return Mismatch(x, Verdict::kFail,
                       "counter " + shown + " is " + std::to_string(*v) + " while the DUT's tap shows " + std::to_string(want) +
@@ -649,6 +682,9 @@ std::vector<CheckInfo> Registry() {
         {"equals", ParamSpec::Type::kString, 0, 0, false, "a trace count the counter must equal exactly", TraceCountNames()},
         {"trigger", ParamSpec::Type::kString, 0, 0, false, "a trace count that must be non-zero for the check to judge",
          TraceCountNames()},
+        {"excess_if", ParamSpec::Type::kString, 0, 0, false,
+         "a DUT counter (same scope) whose events legitimately add to this one unseen by the trace (rto_events for "
+         "loss_inferred): when it is non-zero, a count above `equals` is inconclusive; a count below still fails"},
         {"eq", kInt, 0, kInf, false, "exact value"},
         {"min", kInt, 0, kInf, false, "lower bound"},
         {"max", kInt, 0, kInf, false, "upper bound"}},
