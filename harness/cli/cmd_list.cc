@@ -39,6 +39,7 @@ class ListCommand : public Command {
                        {"style", std::string(harness::ToString(c->style))},
                        {"clauses", clauses},
                        {"requires", c->requires_caps},
+                       {"features", c->FeaturesUsed()},
                        {"tags", c->tags},
                        {"file", c->where.file}});
       }

@@ -118,6 +118,40 @@ TEST_F(Run, Rocev2BaselineRunsWithoutHarnessErrors) {
   for (const auto& t : j["tests"]) EXPECT_NE(t["verdict"], "error") << t.dump();
 }
 
+#ifdef MROCE_SKELETON_PLUGIN
+// The skeleton plugin claims no optional feature: every bundled case that uses one (as its
+// `requires` says) is a SKIP naming the missing feature, never a FAIL (adapter guide).
+TEST_F(Run, SkeletonPluginSkipsEveryCaseNeedingAFeatureItDoesNotClaim) {
+  auto o = Cts("run -q --suite " MROCE_TESTCASES_DIR " --out " + Dir("s") + " --dut plugin:" MROCE_SKELETON_PLUGIN);
+  EXPECT_EQ(o.status, 1) << o.out;
+  auto j = nlohmann::json::parse(Slurp(root_ / "s" / "report.json"));
+  size_t skipped = 0, judged = 0;
+  for (const auto& t : j["tests"]) {
+    if (t["verdict"] == "skip") {
+      ++skipped;
+      EXPECT_NE(t["reason"].get<std::string>().find("DUT lacks capability '"), std::string::npos) << t.dump();
+    } else {
+      ++judged;
+    }
+  }
+  // Exactly the cases that require a feature (the skeleton runs on the simulated clock).
+  auto list = Cts("list --json --suite " MROCE_TESTCASES_DIR);
+  ASSERT_EQ(list.status, 0) << list.out;
+  size_t need_feature = 0;
+  for (const auto& c : nlohmann::json::parse(list.out)) {
+    for (const auto& r : c["requires"]) {
+      if (r != "simulated_time") {
+        ++need_feature;
+        break;
+      }
+    }
+  }
+  EXPECT_GT(need_feature, 150u);
+  EXPECT_EQ(skipped, need_feature) << o.out;
+  EXPECT_GT(judged, 0u) << o.out;  // cases that need no optional feature still run (and fail: nothing works)
+}
+#endif
+
 }  // namespace
 
 // `mroce-cts selftest` on the small suite: the pristine reference passes on every seed, go_back_n is

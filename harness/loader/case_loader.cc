@@ -209,7 +209,18 @@ class CaseParser {
     }
     if (root["clauses"]) c.clauses = ParseClauses(root["clauses"], "clauses", /*allow_empty=*/false);
     if (root["requires"]) {
-      if (auto l = r_.StringList(root["requires"], "requires")) c.requires_caps = *l;
+      if (auto l = r_.StringList(root["requires"], "requires")) {
+        c.requires_caps = *l;
+        // Names outside the vocabulary would make a case SKIP on every DUT, silently.
+        for (size_t i = 0; i < l->size(); ++i) {
+          const auto& known = KnownRequirements();
+          if (std::find(known.begin(), known.end(), (*l)[i]) == known.end()) {
+            std::string all;
+            for (const std::string& k : known) all += (all.empty() ? "" : ", ") + k;
+            r_.Error(root["requires"][i], "requires", "unknown requirement '" + (*l)[i] + "' (known: " + all + ")");
+          }
+        }
+      }
     }
     if (root["tags"]) {
       if (auto l = r_.StringList(root["tags"], "tags")) c.tags = *l;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "mroce/harness/catalog_loader.h"
 
 namespace mroce::harness {
@@ -62,7 +64,7 @@ TEST(CaseLoader, EndToEndFileLoadsEveryField) {
   EXPECT_EQ(c.category(), "loss.sack");
   ASSERT_EQ(c.clauses.size(), 2u);
   EXPECT_EQ(c.clauses[0], (ClauseRef{"MR-SACK-3", Level::kMust}));
-  EXPECT_EQ(c.requires_caps, std::vector<std::string>{"sack"});
+  EXPECT_EQ(c.requires_caps, (std::vector<std::string>{"multipath", "write"}));
   EXPECT_EQ(c.topology.planes, 2);
   EXPECT_EQ(c.topology.spines, 2);
   EXPECT_EQ(c.topology.paths, 4);
@@ -223,6 +225,42 @@ TEST(CaseLoaderErrors, StreamOutOfWorkload) {
 TEST(CaseLoaderErrors, BadDirection) {
   ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\nworkload:\n  direction: up\n  ops: [{op: write, size: 8}]\nchecks: [c]\n",
                  6, 14, "workload.direction", "expected dut->peer or peer->dut");
+}
+
+TEST(CaseLoaderErrors, UnknownRequirement) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nrequires: [write, multipth]\nstyle: end-to-end\n"
+                 "workload: {ops: [{op: write, size: 8}]}\nchecks: [c]\n",
+                 4, 19, "requires", "unknown requirement 'multipth' (known: write, write_imm");
+}
+
+// Every bundled case lists in `requires` each optional feature its content uses, so a DUT without
+// one gets SKIP naming it (not a FAIL for a feature it never claimed), and the list is visible.
+TEST(BundledSuite, EveryCaseDeclaresTheFeaturesItUses) {
+  auto cases = LoadCaseDir(MROCE_TESTCASES_DIR);
+  ASSERT_TRUE(cases.ok()) << cases.ErrorText();
+  ASSERT_GT(cases.value.size(), 200u);
+  std::string missing;
+  for (const Case& c : cases.value) {
+    for (const std::string& f : c.FeaturesUsed()) {
+      if (std::find(c.requires_caps.begin(), c.requires_caps.end(), f) == c.requires_caps.end()) {
+        missing += "  " + c.where.ToString() + " (" + c.id + ") uses " + f + " but does not require it\n";
+      }
+    }
+  }
+  EXPECT_TRUE(missing.empty()) << missing;
+}
+
+TEST(CaseFeatures, ReadFromWorkloadScriptAndTopology) {
+  auto c = LoadCaseString("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\ntopology: {paths: 4, planes: 1}\n"
+                          "style: end-to-end\nworkload: {ops: [{op: read, size: 8}, {op: send, size: 8}]}\nchecks: [c]\n",
+                          "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  EXPECT_EQ(c.value.FeaturesUsed(), (std::vector<std::string>{"multipath", "read", "send"}));
+  auto one = LoadCaseString("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\ntopology: {paths: 1, planes: 1}\n"
+                            "style: end-to-end\nworkload: {ops: [{op: write, size: 8}]}\nchecks: [c]\n",
+                            "c.yaml");
+  ASSERT_TRUE(one.ok()) << one.ErrorText();
+  EXPECT_EQ(one.value.FeaturesUsed(), (std::vector<std::string>{"write"}));
 }
 
 TEST(CaseLoaderErrors, BadId) {

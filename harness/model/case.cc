@@ -1,5 +1,7 @@
 #include "mroce/harness/case.h"
 
+#include <set>
+
 namespace mroce::harness {
 
 std::string SourceLocation::ToString() const {
@@ -61,6 +63,47 @@ Level Case::level() const {
   Level l = Level::kMay;
   for (const ClauseRef& c : clauses) l = Strongest(l, c.level);
   return l;
+}
+
+const std::vector<std::string>& KnownRequirements() {
+  static const std::vector<std::string> k = {"write",     "write_imm",  "send",      "send_imm",    "read",
+                                             "multipath", "multiplane", "telemetry", "state_bytes", "rate_hint",
+                                             "ecn",       "simulated_time"};
+  return k;
+}
+
+std::vector<std::string> Case::FeaturesUsed() const {
+  std::set<std::string> f;
+  auto op_feature = [&](OpKind k) {
+    switch (k) {
+      case OpKind::kWrite: f.insert("write"); break;
+      case OpKind::kRead: f.insert("read"); break;
+      case OpKind::kSend: f.insert("send"); break;
+    }
+  };
+  for (const WorkloadOp& op : workload.ops) op_feature(op.kind);
+  for (const ScriptStep& step : script) {
+    if (const auto* d = std::get_if<DutStep>(&step)) {
+      switch (d->action) {
+        case DutStep::Action::kWrite: f.insert("write"); break;
+        case DutStep::Action::kRead: f.insert("read"); break;
+        case DutStep::Action::kSend:
+        case DutStep::Action::kPostRecv: f.insert("send"); break;
+        default: break;
+      }
+    }
+    // The data opcodes the script sends the DUT (MetaRoCE opcodes 0x01..0x06, spec table 3.3).
+    if (const auto* in = std::get_if<InjectStep>(&step)) {
+      for (const auto& [name, p] : in->frame) {
+        if (name != "ch.opcode" || p.kind != FieldPattern::Kind::kExact) continue;
+        static const char* const kByOpcode[] = {nullptr, "write", "write_imm", "send", "send_imm", "read", "read"};
+        if (p.value >= 1 && p.value <= 6) f.insert(kByOpcode[p.value]);
+      }
+    }
+  }
+  if (topology.paths > 1) f.insert("multipath");
+  if (topology.planes > 1) f.insert("multiplane");
+  return {f.begin(), f.end()};
 }
 
 std::string Case::category() const {

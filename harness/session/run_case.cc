@@ -1,4 +1,5 @@
 // RunCase: probe, dispatch, judge, retry (see session.h).
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <sstream>
@@ -94,7 +95,12 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
       t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
       return t;
     }
-    for (const std::string& need : c.requires_caps) {
+    // What the case declares, and the optional features its content uses (declared or not).
+    std::vector<std::string> needs = c.requires_caps;
+    for (const std::string& f : c.FeaturesUsed()) {
+      if (std::find(needs.begin(), needs.end(), f) == needs.end()) needs.push_back(f);
+    }
+    for (const std::string& need : needs) {
       if (!caps.Has(need)) {
         t.verdict = harness::Verdict::kSkip;
         t.reason = "DUT lacks capability '" + need + "'";

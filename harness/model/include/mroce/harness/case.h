@@ -189,6 +189,10 @@ enum class Style { kEndToEnd, kScripted };
 // "end-to-end", "scripted".
 [[nodiscard]] std::string_view ToString(Style s);
 
+// The names a case may list in `requires`: the DUT features of the adapter guide (capabilities
+// `features`) and `simulated_time` (the case needs the harness's clock).
+[[nodiscard]] const std::vector<std::string>& KnownRequirements();
+
 struct Case {
   std::string id;            // Stable dotted id, e.g. "loss.sack.exact-retransmit".
   std::string title;
@@ -207,6 +211,11 @@ struct Case {
 
   // The strongest level among the case's clauses (MAY when it has none).
   [[nodiscard]] Level level() const;
+  // The optional features the case uses, read from its content (spec: a device is conformant for
+  // the opcodes it implements): write, write_imm, send, send_imm, read from its workload, DUT steps
+  // and injected opcodes; multipath when it has more than one path, multiplane for more than one
+  // plane. Sorted. A case declares them in `requires` (a test holds the bundled suite to that).
+  [[nodiscard]] std::vector<std::string> FeaturesUsed() const;
   // Category: the id up to its last dot ("loss.sack" for "loss.sack.exact-retransmit").
   [[nodiscard]] std::string category() const;
   bool operator==(const Case&) const = default;
