@@ -339,7 +339,7 @@ def parse_constraint(text, status, field, opcodes):
         m_mul = re.match(r"^multiple (\S+)$", t)
         m_if = re.match(r"^=(%s) if ([a-z0-9_.]+)=(%s)$" % (NUM, NUM), t)
         m_rel = re.match(r"^relative ([a-z0-9_.]+(?:,[a-z0-9_.]+)*)$", t)
-        if t in ("nonzero", "bit", "segment", "computed"):
+        if t in ("nonzero", "bit", "segment", "computed", "order"):
             if t == "bit" and width not in (None, 1):
                 errors.append("'bit' on the %d-bit field %s" % (width, field))
             if t == "segment" and field not in ("meh.stream_id", "meh.msn", "meh.msg_offset"):

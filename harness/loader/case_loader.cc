@@ -539,7 +539,7 @@ class CaseParser {
         ExpectStep s;
         s.where = r_.Where(item);
         any_expect = true;
-        if (!r_.Map(body, bp, {"within", "match", "free", "absent"}, {"match"})) continue;
+        if (!r_.Map(body, bp, {"within", "match", "free", "absent", "unordered"}, {"match"})) continue;
         if (body["within"]) DurationAt(body["within"], Join(bp, "within"), &s.within);
         if (body["match"]) s.match = ParseFields(body["match"], Join(bp, "match"), /*literal_only=*/false);
         if (body["free"]) {
@@ -549,6 +549,8 @@ class CaseParser {
           }
         }
         if (body["absent"]) if (auto b = r_.Bool(body["absent"], Join(bp, "absent"))) s.absent = *b;
+        if (body["unordered"]) if (auto b = r_.Bool(body["unordered"], Join(bp, "unordered"))) s.unordered = *b;
+        if (s.absent && s.unordered) r_.Error(body["unordered"], Join(bp, "unordered"), "an absent step cannot be unordered");
         out->push_back(std::move(s));
       } else {
         DutStep s;

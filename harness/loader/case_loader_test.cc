@@ -227,6 +227,12 @@ TEST(CaseLoaderErrors, BadDirection) {
                  6, 14, "workload.direction", "expected dut->peer or peer->dut");
 }
 
+TEST(CaseLoaderErrors, AbsentStepCannotBeUnordered) {
+  ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n"
+                 "  - expect: {within: 1rtt, match: {ch.opcode: 1}, absent: true, unordered: true}\n",
+                 6, 76, "script[0].expect.unordered", "an absent step cannot be unordered");
+}
+
 TEST(CaseLoaderErrors, UnknownRequirement) {
   ExpectOneError("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nrequires: [write, multipth]\nstyle: end-to-end\n"
                  "workload: {ops: [{op: write, size: 8}]}\nchecks: [c]\n",

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "script_checks.h"
+#include "mroce/wire/dump.h"
 #include "mroce/wire/frame.h"
 
 namespace mroce::session {
@@ -498,6 +499,42 @@ CheckResult Counter(const Ctx& x) {
   return Pass(x);
 }
 
+// MROCE-ACK-004 / MROCE-CC-001 over the whole trace: every MetaRoCE ACK the DUT sends carries as
+// ce_count the CE-marked data packets of its path (from that peer) that reached the DUT intact since
+// the DUT's previous ACK of the path, saturating at 0xFFFF: whatever the DUT's ACK timing.
+CheckResult AckCeCount(const Ctx& x) {
+  std::map<std::pair<int, uint32_t>, uint64_t> since;  // (peer host, path) -> CE arrivals since the last ACK
+  uint64_t judged = 0, marked = 0;
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (!f.meta) continue;
+    if (r.event == FrameRecord::Event::kRx && r.to_dut() && f.data && !r.corrupted) {
+      uint64_t& n = since[{r.src_host, f.path}];
+      if (f.ce) {  // the IP ECN of the frame as delivered
+        ++n;
+        ++marked;
+      }
+      continue;
+    }
+    if (r.event != FrameRecord::Event::kTx || !r.from_dut() || !f.ack) continue;
+    uint64_t& n = since[{r.dst_host, f.path}];
+    const uint64_t want = std::min<uint64_t>(n, 0xFFFF);
+    n = 0;
+    ++judged;
+    if (f.ce_count != want) {
+      return Mismatch(x, Verdict::kFail,
+                      "the DUT's ACK of path " + std::to_string(f.path) + " (frame " + std::to_string(r.frame_no) +
+                          ") carries ce_count " + std::to_string(f.ce_count) + " while " + std::to_string(want) +
+                          " CE-marked data packet(s) of the path reached it since its previous ACK of the path (MROCE-ACK-004)",
+                      "ack.ce_count", want, f.ce_count);
+    }
+  }
+  if (judged == 0) return With(x, Verdict::kInconclusive, "the DUT sent no MetaRoCE ACK");
+  if (marked == 0) return With(x, Verdict::kInconclusive, "no CE-marked data packet reached the DUT: the impairment never hit");
+  return Pass(x);
+}
+
 CheckResult StateBounded(const Ctx& x) {
   const double max_bytes = Param(x, "max_bytes", -1);
   if (max_bytes < 0) return With(x, Verdict::kError, "state-bounded: params.max_bytes is required");
@@ -524,7 +561,20 @@ CheckResult HintShare(const Ctx& x) {
   if (auto p = Precondition(x)) return *p;
   const double umax = Param(x, "max_utilisation", 1.0);
   const int64_t active_ns = static_cast<int64_t>(Param(x, "active_us", 99) * 1000);
-  const double cap_mbps = static_cast<double>(x.rec.link_rate_bps) / 1e6 * std::max(1, x.c.topology.planes);
+  double cap_mbps = static_cast<double>(x.rec.link_rate_bps) / 1e6 * std::max(1, x.c.topology.planes);
+  // A non-zero max_rate the DUT advertised below its capacity caps its own C (MROCE-CONN-018).
+  for (const FrameRecord& r : x.trace.frames) {
+    if (r.event != FrameRecord::Event::kTx || !r.from_dut()) continue;
+    auto fr = Trace::Decode(r, x.trace.meta_port);
+    if (!fr.ok() || fr->meta() == nullptr) continue;
+    const wire::FieldMap m = wire::ToFieldMap(*fr);
+    const uint64_t op = m.GetU64("ch.opcode").value_or(0);
+    if (op != 0x20 && op != 0x21) continue;
+    const uint64_t adv = m.GetU64("cmh.max_rate").value_or(0);
+    if (adv != 0 && static_cast<double>(adv) < cap_mbps) cap_mbps = static_cast<double>(adv);
+    break;
+  }
+  const bool exact = x.params.is_object() && x.params.contains("exact") && x.params.at("exact").get<bool>();
   std::map<std::pair<int, uint32_t>, int64_t> last_data;  // (peer host, DUT conn id) -> last arrival
   uint64_t judged = 0;
   size_t max_seen = 0;
@@ -544,12 +594,15 @@ CheckResult HintShare(const Ctx& x) {
         std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(cap_mbps * umax / static_cast<double>(std::max<size_t>(n, 1)))));
     ++judged;
     const bool reserved = f.rate_hint == 0 || f.rate_hint == 0xFFFFFFFFu;
-    if (!reserved && f.rate_hint <= allowed) continue;
+    // One active sender: the equal share and every max-min share are the same value (HINT-001, -003).
+    const bool must_equal = exact && n <= 1;
+    if (!reserved && (must_equal ? f.rate_hint == allowed : f.rate_hint <= allowed)) continue;
     std::ostringstream why;
     if (reserved) {
       why << "the DUT sent an ACK with rate_hint " << f.rate_hint << ", a value a receiver MUST NOT send";
     } else {
-      why << "the DUT advertised " << f.rate_hint << " Mb/s while " << n << " connection(s) were sending to it: at most "
+      why << "the DUT advertised " << f.rate_hint << " Mb/s while " << n << " connection(s) were sending to it: "
+          << (must_equal ? "exactly " : "at most ")
           << "C x U / N = " << static_cast<uint64_t>(cap_mbps) << " x " << umax << " / " << std::max<size_t>(n, 1) << " = "
           << allowed << " Mb/s";
     }
@@ -566,7 +619,7 @@ CheckResult HintShare(const Ctx& x) {
     return res;
   }
   if (judged == 0) return With(x, Verdict::kInconclusive, "the DUT sent no MetaRoCE ACK");
-  if (max_seen < 2) return With(x, Verdict::kInconclusive, "never more than one connection was sending to the DUT");
+  if (max_seen < 2 && !exact) return With(x, Verdict::kInconclusive, "never more than one connection was sending to the DUT");
   return Pass(x);
 }
 
@@ -669,7 +722,9 @@ std::vector<CheckInfo> Registry() {
        e2e, false, One<FairShare>},
       {"hint-share", "every ACK of the DUT carries a rate hint no larger than its capacity over the active senders",
        {{"max_utilisation", kNum, 0.5, 1.0, false, "U of MROCE-HINT-001 (default 1.0)"},
-        {"active_us", kNum, 1, 1e9, false, "window in microseconds in which a sender counts as active (default 99)"}},
+        {"active_us", kNum, 1, 1e9, false, "window in microseconds in which a sender counts as active (default 99)"},
+        {"exact", ParamSpec::Type::kBool, 0, 0, false,
+         "while one sender is active the hint must equal max(1, floor(C x U)) (default false: at most)"}},
        e2e, false, One<HintShare>},
       {"completion-latency", "every successful DUT completion follows the frame that allowed it within max_ns",
        {{"max_ns", kInt, 0, kInf, false, "nanoseconds (default 1000)"}}, e2e, false, One<CompletionLatency>},
@@ -689,6 +744,8 @@ std::vector<CheckInfo> Registry() {
         {"min", kInt, 0, kInf, false, "lower bound"},
         {"max", kInt, 0, kInf, false, "upper bound"}},
        e2e, false, One<Counter>},
+      {"ack-ce-count", "every DUT ACK's ce_count equals the CE-marked data of its path that arrived since the DUT's previous ACK of it",
+       {}, e2e, false, One<AckCeCount>},
       {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
       {"script-steps", "each expect step matched a DUT frame in its window (or none, if absent); no DUT call refused", {},

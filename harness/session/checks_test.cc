@@ -177,6 +177,90 @@ TEST(CounterCheck, EqualsATraceCountExactlyAndIsInconclusiveWhenTheEventNeverHap
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
 }
 
+FrameRecord MetaFrame(FrameRecord::Event ev, int src, int dst, const wire::MetaPacket& m, bool ce = false) {
+  FrameRecord r;
+  r.event = ev;
+  r.src_host = src;
+  r.dst_host = dst;
+  wire::Frame f;
+  wire::Ipv4Header ip;
+  ip.ecn = ce ? wire::kEcnCe : 0;
+  f.ip = ip;
+  f.udp.dport = wire::kMetaUdpPort;
+  f.l4 = m;
+  r.bytes = wire::SerializeFrame(f);
+  return r;
+}
+
+wire::MetaPacket WriteOn(uint8_t path) {
+  wire::MetaPacket m;
+  m.ch.opcode = wire::Opcode::kWrite;
+  m.ch.path_id = path;
+  m.ext = wire::DefaultExtFor(m.ch.opcode);
+  m.meh()->msg_len = 4;
+  m.payload.assign(4, 1);
+  return m;
+}
+
+wire::MetaPacket AckOf(uint8_t path, uint16_t ce_count) {
+  wire::MetaPacket m;
+  m.ch.opcode = wire::Opcode::kAck;
+  m.ch.path_id = path;
+  wire::AckHeader a;
+  a.ce_count = ce_count;
+  a.rate_hint = 1000;
+  m.ext = a;
+  return m;
+}
+
+// MROCE-ACK-004 whatever the DUT's ACK timing: each ACK counts the CE arrivals of its own path since
+// the DUT's previous ACK of that path.
+TEST(AckCeCountCheck, CountsSinceThePreviousAckOfThePathWhateverTheTiming) {
+  auto c = OneCheck("ack-ce-count");
+  RunRecord rec;
+  const auto rx = FrameRecord::Event::kRx, tx = FrameRecord::Event::kTx;
+  rec.trace.frames = {MetaFrame(rx, 1, kDutHost, WriteOn(0), true), MetaFrame(rx, 1, kDutHost, WriteOn(1), true),
+                      MetaFrame(tx, kDutHost, 1, AckOf(0, 1)),      MetaFrame(rx, 1, kDutHost, WriteOn(0), true),
+                      MetaFrame(rx, 1, kDutHost, WriteOn(0), false), MetaFrame(tx, kDutHost, 1, AckOf(0, 1)),
+                      MetaFrame(tx, kDutHost, 1, AckOf(1, 1))};
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass) << Judge(c, rec).reason;
+  rec.trace.frames[5] = MetaFrame(tx, kDutHost, 1, AckOf(0, 2));  // counted the first CE again (no restart)
+  rec.trace.facts.clear();  // facts are a cache of the frames
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  EXPECT_EQ(Judge(c, rec).mismatch->expected, "1 (0x1)");
+  rec.trace.frames[5] = MetaFrame(tx, kDutHost, 1, AckOf(0, 1));
+  rec.trace.frames[6] = MetaFrame(tx, kDutHost, 1, AckOf(1, 2));  // path 0's marks reported on path 1
+  rec.trace.facts.clear();  // facts are a cache of the frames
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  rec.trace.frames = {MetaFrame(rx, 1, kDutHost, WriteOn(0)), MetaFrame(tx, kDutHost, 1, AckOf(0, 0))};
+  rec.trace.facts.clear();  // facts are a cache of the frames
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << "no CE mark ever arrived";
+}
+
+// A counter above the trace while a counter that legitimately adds to it is non-zero is
+// inconclusive (excess_if); a shortfall still fails. On a live DUT whose packet totals disagree
+// with the tap, a mismatch is inconclusive too.
+TEST(CounterCheck, ExcessExplainedByAnotherCounterOrALiveTapIsInconclusiveAShortfallFails) {
+  auto c = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"equals", "dut.data_tx"}, {"excess_if", "rto_events"}});
+  RunRecord rec;
+  rec.dut_caps.features = {"telemetry"};
+  rec.trace.frames = {MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0)),
+                      MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0))};
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}, {"path.1.0.rto_events", 0}}, std::nullopt});
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  rec.trace.telemetry[0].counters[1].second = 1;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
+  rec.trace.telemetry[0].counters[0].second = 1;  // below the trace: fails whatever rto_events says
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  // Live: the DUT counts 3 data packets sent where the tap saw 2 (one still queued in the host).
+  auto live = OneCheck("counter", {{"name", "retransmits"}, {"scope", "path"}, {"equals", "dut.data_tx"}});
+  rec.dut_caps.simulated_time = false;
+  rec.trace.telemetry[0].counters = {{"path.1.0.retransmits", 3}, {"path.1.0.tx_pkts", 3}};
+  EXPECT_EQ(Judge(live, rec).verdict, harness::Verdict::kInconclusive) << Judge(live, rec).reason;
+  rec.trace.telemetry[0].counters = {{"path.1.0.retransmits", 3}, {"path.1.0.tx_pkts", 2}};  // in step: judged
+  EXPECT_EQ(Judge(live, rec).verdict, harness::Verdict::kFail);
+}
+
 // docs/user-guide.md lists every check a case can name.
 TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
   std::ifstream f(std::string(MROCE_SOURCE_DIR) + "/docs/user-guide.md");

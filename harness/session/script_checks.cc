@@ -166,6 +166,9 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
       ctx.max_streams = 16;
       ctx.dut_time_ns = df.time_ns;
       ctx.ref_time_ns = rf.time_ns;
+      for (const auto& [name, value] : dut.vars) {
+        if (auto it = ref.vars.find(name); it != ref.vars.end()) ctx.same_binding.emplace_back(value, it->second);
+      }
       for (SpecDifference& sd : CompareBySpec(*dframe, *rframe, *x.catalog, ctx, StepFree(*e))) {
         diffs.push_back({sd.field, sd.expected, sd.actual, sd.rule, sd.clauses});
       }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "mroce/session/testbed.h"
@@ -14,6 +15,14 @@
 
 namespace mroce::session {
 namespace {
+
+// All ones in the width of field `name` ("$id+1" of a 32-bit id wraps to 0).
+uint64_t FieldMask(const std::string& name) {
+  for (const wire::FieldInfo& fi : wire::AllFieldInfos()) {
+    if (fi.name == name && fi.bit_width < 64) return (1ull << fi.bit_width) - 1;
+  }
+  return ~0ull;
+}
 
 using sim::Time;
 
@@ -95,10 +104,7 @@ MatchResult Match(const wire::FieldMap& m, const harness::FieldPatterns& pats, c
       const uint64_t base = it != vars.end() ? it->second : nt->second;
       const uint64_t want = base + static_cast<uint64_t>(p.offset);
       // Compare in the field's width: "$psn+1" of a 32-bit PSN wraps.
-      uint64_t mask = ~0ull;
-      for (const wire::FieldInfo& fi : wire::AllFieldInfos()) {
-        if (fi.name == name && fi.bit_width < 64) mask = (1ull << fi.bit_width) - 1;
-      }
+      const uint64_t mask = FieldMask(name);
       if ((want & mask) != (*u & mask)) {
         auto vm = harness::ValueMismatch::Scalar(name, want & mask, *u);
         vm.expected = (p.text.empty() ? "$" + p.variable : p.text) + " = " + vm.expected;
@@ -160,6 +166,12 @@ class ScriptRunner {
   int64_t start_ns_ = 0;
   int64_t cursor_ns_ = 0;
   size_t consumed_ = 0;  // DUT frames up to this trace index were matched by an expect (or are older).
+  // The current group of unordered expect steps: where it started, the frames it took, its end.
+  bool in_group_ = false;
+  size_t group_consumed_ = 0;
+  int64_t group_from_ns_ = 0;
+  std::set<size_t> group_taken_;
+  size_t group_end_consumed_ = 0;
   std::vector<dut::ConnHandle> conns_;
   dut::Buffer buf_;
   uint64_t buf_cursor_ = 0;
@@ -301,7 +313,7 @@ ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::Inject
     } else if (p.kind == K::kVariable) {
       auto it = rec_.vars.find(p.variable);
       if (it == rec_.vars.end()) return ref::MakeError("script.unbound", name + ": variable $" + p.variable + " is not bound");
-      given.Set(name, it->second + static_cast<uint64_t>(p.offset));
+      given.Set(name, (it->second + static_cast<uint64_t>(p.offset)) & FieldMask(name));  // wraps like the field
     } else {
       return ref::MakeError("script.pattern", name + ": an injected frame takes literal values only, not '" + p.text + "'");
     }
@@ -432,16 +444,26 @@ const wire::FieldMap* ScriptRunner::MapOf(size_t i) {
 }
 
 bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out) {
-  const int64_t from = cursor_ns_;
+  if (s.unordered && !in_group_) {
+    in_group_ = true;
+    group_consumed_ = group_end_consumed_ = consumed_;
+    group_from_ns_ = cursor_ns_;
+    group_taken_.clear();
+  } else if (!s.unordered) {
+    in_group_ = false;
+  }
+  const int64_t from = s.unordered ? group_from_ns_ : cursor_ns_;
+  const size_t first = s.unordered ? group_consumed_ : consumed_;
   const int64_t until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns));
   auto& frames = rec_.trace.frames;
-  size_t scan = consumed_;
+  size_t scan = first;
   long found = -1;
   MatchResult found_match;
   auto scan_new = [&]() {
     for (; scan < frames.size() && found < 0; ++scan) {
       const FrameRecord& r = frames[scan];
       if (r.event != FrameRecord::Event::kTx || r.src_host != kDutHost || r.time_ns < from || r.time_ns > until) continue;
+      if (s.unordered && group_taken_.count(scan) != 0) continue;
       const wire::FieldMap* m = MapOf(scan);
       if (m == nullptr) continue;
       MatchResult mr = Match(*m, s.match, rec_.vars);
@@ -494,8 +516,15 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
       }
     }
     consumed_ = static_cast<size_t>(found) + 1;
-    out.state = ScriptStepOutcome::State::kPassed;
     out.time_ns = r.time_ns;
+    if (s.unordered) {
+      // The script goes on after the group's latest frame.
+      group_taken_.insert(static_cast<size_t>(found));
+      group_end_consumed_ = std::max(group_end_consumed_, consumed_);
+      consumed_ = group_end_consumed_;
+      for (size_t t : group_taken_) out.time_ns = std::max(out.time_ns, frames[t].time_ns);
+    }
+    out.state = ScriptStepOutcome::State::kPassed;
     out.matched_frame = found;
     return true;
   }
@@ -503,9 +532,10 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
   long best = -1;
   MatchResult best_match;
   size_t candidates = 0;
-  for (size_t i = consumed_; i < frames.size(); ++i) {
+  for (size_t i = first; i < frames.size(); ++i) {
     const FrameRecord& r = frames[i];
     if (r.event != FrameRecord::Event::kTx || r.src_host != kDutHost || r.time_ns < from || r.time_ns > until) continue;
+    if (s.unordered && group_taken_.count(i) != 0) continue;
     ++candidates;
     const wire::FieldMap* m = MapOf(i);
     if (m == nullptr) {

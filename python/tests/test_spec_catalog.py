@@ -211,7 +211,7 @@ GROUPS["all"] = GROUPS["data"] + GROUPS["control"]
 EXT = dict([(o, "meh") for o in GROUPS["data"]] + [("ACK", "ack"), ("NACK", "nack")] +
            [(o, "cmh") for o in GROUPS["cm"]] + [(o, "prh") for o in GROUPS["probe"]])
 TERM_RES = [re.compile(p) for p in (
-    r"^range \S+\.\.\S+$", r"^oneof [0-9a-fx,]+$", r"^(nonzero|bit|segment|computed)$", r"^multiple \S+$",
+    r"^range \S+\.\.\S+$", r"^oneof [0-9a-fx,]+$", r"^(nonzero|bit|segment|computed|order)$", r"^multiple \S+$",
     r"^=[0-9a-fx]+ if [a-z0-9_.]+=[0-9a-fx]+$", r"^relative [a-z0-9_.]+(,[a-z0-9_.]+)*$")]
 
 

@@ -149,6 +149,11 @@ struct ExpectStep {
   FieldPatterns match;
   std::vector<std::string> free;
   bool absent = false;
+  // Consecutive unordered steps form a group whose frames may leave in any order: each is
+  // matched from the group's start (its window too), never to a frame another step of the group
+  // took; the script goes on after the group's latest match. For orders the spec leaves free
+  // (segments of a message, the first path: MROCE-STRM-009).
+  bool unordered = false;
   SourceLocation where;
   bool operator==(const ExpectStep&) const = default;
 };

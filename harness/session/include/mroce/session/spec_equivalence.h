@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "mroce/harness/catalog.h"
 #include "mroce/wire/field_map.h"
@@ -25,6 +26,10 @@ struct SpecContext {
   uint64_t max_streams = 16;
   int64_t dut_time_ns = 0;  // When each packet was sent (`relative frame.time`).
   int64_t ref_time_ns = 0;
+  // (DUT value, reference value) of every script variable bound in both runs: the two sides' own
+  // earlier choices (connection id, nonce, ...). A field the spec determines from such a choice
+  // (DISCONNECT's src_conn_id is the sender's own id) is equal when it carries the same binding.
+  std::vector<std::pair<uint64_t, uint64_t>> same_binding;
 };
 
 // One field the DUT got wrong.
