@@ -92,7 +92,7 @@ Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
                                  "(configure with -DMROCE_DPDK=ON and libdpdk-dev installed; docs/adapter-guide.md)");
   }
   if (spec.kind == "reference") {
-    if (auto s = RejectUnknownOptions(spec, {"quirk"}); !s.ok()) return s.error();
+    if (auto s = RejectUnknownOptions(spec, {"quirk", "variant"}); !s.ok()) return s.error();
     ref::Quirks quirks;
     for (const auto& v : spec.Values("quirk")) {
       auto q = ref::Quirks::Parse(v);
@@ -101,7 +101,19 @@ Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
         if (q.value().Has(info.quirk)) quirks.Set(info.quirk);
       }
     }
-    return std::unique_ptr<Dut>(std::make_unique<ReferenceDut>(quirks));
+    ref::Variants variants;
+    for (const auto& v : spec.Values("variant")) {
+      // "variant=all" is every variant, one per group of alternatives (the self-test's combination).
+      auto parsed = v == "all" ? ref::Result<ref::Variants>(ref::Variants::AllCompatible()) : ref::Variants::Parse(v);
+      if (!parsed.ok()) return MakeError("dut.spec", "--dut '" + spec.text + "': " + parsed.error().message);
+      for (const auto& info : ref::AllVariants()) {
+        if (parsed.value().Has(info.variant)) variants.Set(info.variant);
+      }
+    }
+    if (auto again = ref::Variants::Parse(variants.ToString()); !again.ok()) {
+      return MakeError("dut.spec", "--dut '" + spec.text + "': " + again.error().message);
+    }
+    return std::unique_ptr<Dut>(std::make_unique<ReferenceDut>(quirks, variants));
   }
   if (spec.kind == "rocev2") {
     if (auto s = RejectUnknownOptions(spec, {}); !s.ok()) return s.error();

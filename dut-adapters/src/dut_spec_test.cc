@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "mroce/endpoint/variants.h"
+
 namespace mroce::dut {
 namespace {
 
@@ -48,6 +50,26 @@ TEST(DutSpecTest, MakeDutReferenceWithQuirkHasIdentity) {
   auto p = MakeDut(DutSpec::Parse("reference").value());
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p.value()->Identity(), "reference");
+}
+
+// Legal variants: '+' joins them, 'all' is every compatible one; the identity names them, so a
+// report and a reproduce command say exactly which choices the reference made.
+TEST(DutSpecTest, MakeDutReferenceWithVariantsHasIdentityAndRefusesBadOnes) {
+  auto d = MakeDut(DutSpec::Parse("reference:variant=se_on_messages+ack_every_packet").value());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d.value()->Identity(), "reference:variant=ack_every_packet+se_on_messages");
+  auto q = MakeDut(DutSpec::Parse("reference:quirk=go_back_n,variant=nonce_counter").value());
+  ASSERT_TRUE(q.ok()) << q.error().message;
+  EXPECT_EQ(q.value()->Identity(), "reference:quirk=go_back_n,variant=nonce_counter");
+  auto all = MakeDut(DutSpec::Parse("reference:variant=all").value());
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all.value()->Identity(), "reference:variant=" + ref::Variants::AllCompatible().ToString());
+  auto unknown = MakeDut(DutSpec::Parse("reference:variant=ack_every_packet+nope").value());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown variant 'nope'"), std::string::npos);
+  auto clash = MakeDut(DutSpec::Parse("reference:variant=entropy_sequential,variant=entropy_descending").value());
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.error().message.find("alternatives for the same choice"), std::string::npos) << clash.error().message;
 }
 
 // `dpdk:` keeps its text whole (devargs and the control command hold ',' and '='); a program that

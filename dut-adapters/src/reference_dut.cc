@@ -49,11 +49,18 @@ ConnEventKind MapEvent(ref::ConnEventKind k) {
 
 }  // namespace
 
-ReferenceDut::ReferenceDut(ref::Quirks quirks) : quirks_(quirks) {}
+ReferenceDut::ReferenceDut(ref::Quirks quirks, ref::Variants variants) : quirks_(quirks), variants_(variants) {}
 ReferenceDut::~ReferenceDut() = default;
 
 std::string ReferenceDut::Identity() const {
-  return quirks_.Empty() ? std::string("reference") : "reference:quirk=" + quirks_.ToString();
+  std::string id = "reference";
+  std::string sep = ":";
+  if (!quirks_.Empty()) {
+    id += sep + "quirk=" + quirks_.ToString();
+    sep = ",";
+  }
+  if (!variants_.Empty()) id += sep + "variant=" + variants_.ToString();
+  return id;
 }
 
 Capabilities ReferenceDut::Caps() const {
@@ -83,6 +90,7 @@ Status ReferenceDut::Start(const HostConfig& config, FrameSink* sink) {
   ec.link_capacity_mbps = config.link_capacity_mbps;
   ec.seed = config.seed;
   ec.quirks = quirks_;
+  ec.variants = variants_;
   bridge_ = std::make_unique<SinkBridge>(sink);
   endpoint_ = std::make_unique<ref::Endpoint>(ec, bridge_.get());
   return OkStatus();

@@ -1,7 +1,8 @@
 // `mroce-cts selftest`: proves the suite's power. The pristine reference endpoint must pass every
 // case on several seeds; every quirk of the reference endpoint (a deliberate deviation from the
-// spec) must be caught by at least one MUST case; the RoCEv2 baseline must run the whole suite
-// without a harness error. The campaign library runs it (campaign::RunSelftest); this file prints
+// spec) must be caught by at least one MUST case (recall); every legal variant (another choice the
+// spec allows), alone and combined, must fail no MUST case (precision); the RoCEv2 baseline must
+// run the whole suite without a harness error. The campaign library runs it (campaign::RunSelftest); this file prints
 // the kill matrix (quirk -> cases that failed), or JSON for machines.
 #include <iomanip>
 
@@ -11,6 +12,7 @@
 #include "command.h"
 #include "mroce/campaign/selftest.h"
 #include "mroce/harness/expectations.h"
+#include "mroce/harness/expectations_loader.h"
 
 namespace mroce::cli {
 namespace {
@@ -22,6 +24,11 @@ class SelftestCommand : public Command {
     sub.add_option("--suite", suite_, "Suite directory")->capture_default_str();
     sub.add_option("--seeds", spec_.seeds, "Seeds of the pristine runs")->delimiter(',')->capture_default_str();
     sub.add_option("--quirks", spec_.quirks, "Only these quirks (default: every quirk)")->delimiter(',');
+    sub.add_option("--variants", spec_.variants, "Only these legal variants ('all' = the combination; default: each, then all)")
+        ->delimiter(',');
+    sub.add_option("--variant-seeds", spec_.variant_seeds, "Seeds of the variant runs (default: --seeds)")->delimiter(',');
+    sub.add_flag("--no-variants", no_variants_, "Skip the precision half (legal variants)");
+    sub.add_option("--known", known_, "Known suite bugs (expectations YAML): variant failures listed there are reported, not counted");
     sub.add_option("--jobs,-j", jobs_, "Cases run in parallel (0 = one per core)")->capture_default_str();
     sub.add_option("--catalog", catalog_, "Clause catalog (clauses.json); found next to the suite by default");
     sub.add_flag("--json", json_, "Print the result as JSON");
@@ -30,6 +37,15 @@ class SelftestCommand : public Command {
   int Run(std::ostream& out, std::ostream& err) override {
     const auto suite = LoadSuite(suite_, catalog_, err);
     if (!suite) return harness::kExitUsage;
+    spec_.run_variants = !no_variants_;
+    if (!known_.empty()) {
+      auto known = harness::LoadExpectationsFile(known_);
+      if (!known.ok()) {
+        err << "mroce-cts selftest: error: " << known.ErrorText() << "\n";
+        return harness::kExitUsage;
+      }
+      spec_.known = known.value;
+    }
     campaign::Options options;
     options.jobs = jobs_;
     const auto result = campaign::RunSelftest(*suite, spec_, options);
@@ -49,6 +65,15 @@ class SelftestCommand : public Command {
                        {"inconclusive", r.pristine.inconclusive}};
       j["quirks"] = nlohmann::ordered_json::array();
       for (const auto& q : r.quirks) j["quirks"].push_back({{"name", q.name}, {"killed_by", q.killed_by}});
+      j["variants"] = nlohmann::ordered_json::array();
+      for (const auto& v : r.variants) {
+        j["variants"].push_back({{"name", v.name},
+                                 {"must_fail", v.must_fail},
+                                 {"error", v.error},
+                                 {"cases", v.cases},
+                                 {"known", v.known},
+                                 {"stale", v.stale}});
+      }
       j["rocev2"] = {{"pass", r.rocev2.pass}, {"fail", r.rocev2.fail}, {"error", r.rocev2.error}};
       j["cases"] = r.cases;
       j["ok"] = r.ok;
@@ -67,6 +92,20 @@ class SelftestCommand : public Command {
       if (k.size() > 4) out << " ...";
       out << "\n";
     }
+    if (!r.variants.empty()) {
+      out << "\nlegal variants (variant -> MUST cases that failed; must be none):\n";
+      for (const auto& v : r.variants) {
+        out << "  " << std::left << std::setw(28) << v.name;
+        if (v.cases.empty() && v.error == 0) out << "ok";
+        if (!v.cases.empty()) out << v.cases.size() << " case(s):";
+        for (size_t i = 0; i < v.cases.size() && i < 4; ++i) out << " " << v.cases[i];
+        if (v.cases.size() > 4) out << " ...";
+        if (v.error > 0) out << " (" << v.error << " error run(s))";
+        if (!v.known.empty()) out << "  [" << v.known.size() << " known suite bug(s)]";
+        out << "\n";
+        for (const auto& s : v.stale) out << "    stale known entry (the case passes now: remove it): " << s << "\n";
+      }
+    }
     out << "\nrocev2 baseline: pass " << r.rocev2.pass << ", fail " << r.rocev2.fail << ", error " << r.rocev2.error << "\n";
     out << "\nselftest: " << (r.ok ? "OK" : "FAILED") << " (" << r.caught() << "/" << r.quirks.size()
         << " quirks caught)\n";
@@ -79,6 +118,8 @@ class SelftestCommand : public Command {
   int jobs_ = 0;
   std::string catalog_;
   bool json_ = false;
+  bool no_variants_ = false;
+  std::string known_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "mroce/dut/dut_spec.h"
+#include "mroce/harness/case_loader.h"
 #include "mroce/harness/catalog_loader.h"
 #include "mroce/session/session.h"
 #ifdef MROCE_HAVE_SCAPY_EVAL
@@ -147,6 +148,45 @@ TEST(ScriptedTest, HandshakeThenWriteIsAcked) {
   EXPECT_EQ(t.checks[1].check, "expect@scripted_test.cc:11");
   EXPECT_EQ(t.checks[2].check, "reference-match");
   EXPECT_EQ(t.checks[2].verdict, harness::Verdict::kPass) << Explain(t);
+}
+
+// Unordered steps match the frames of a group in any order (never one frame twice) and the script
+// goes on after the group's latest frame; ordered steps keep their order.
+harness::Case SegmentsCase(bool unordered) {
+  const std::string u = unordered ? "unordered: true, " : "";
+  const std::string yaml =
+      "id: t.segments\ntitle: T\nclauses: [{id: MROCE-STRM-009, level: MAY}]\ntopology: {mtu: 256}\nstyle: scripted\n"
+      "script:\n"
+      "  - dut: {at: 0, op: open}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x20, cmh.src_conn_id: $dut_conn, cmh.nonce: $nonce}}\n"
+      "  - inject: {at: 0, frame: {ch.opcode: 0x21, ch.dst_conn_id: $dut_conn, cmh.src_conn_id: $peer_conn, cmh.nonce: $nonce,"
+      " cmh.ver_min: 1, cmh.ver_max: 1, cmh.num_paths: 1, cmh.mtu: 256, cmh.max_streams: 16, cmh.num_planes: 1, cmh.max_rate: 0}}\n"
+      "  - dut: {at: 0, op: write, size: 600}\n"
+      "  - expect: {within: 1rtt, " + u + "match: {ch.opcode: 0x01, meh.msg_offset: 512}}\n"
+      "  - expect: {within: 1rtt, " + u + "match: {ch.opcode: 0x01, meh.msg_offset: 256}}\n"
+      "  - expect: {within: 1rtt, " + u + "match: {ch.opcode: 0x01, meh.msg_offset: 0}}\n"
+      "  - expect: {within: 1rtt, match: {ch.opcode: 0x01}, absent: true}\n";
+  auto c = harness::LoadCaseString(yaml, "segments.yaml");
+  EXPECT_TRUE(c.ok()) << c.ErrorText();
+  return c.value;
+}
+
+TEST(ScriptedTest, UnorderedStepsMatchAGroupInAnyOrder) {
+  // In order the reference sends offset 0 first: listed last first, only the unordered group passes.
+  EXPECT_EQ(RunCase(SegmentsCase(false), Options("reference")).verdict, harness::Verdict::kFail);
+  auto t = RunCase(SegmentsCase(true), Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << t.reason;
+  // A sender that sends the segments last first passes the same group.
+  t = RunCase(SegmentsCase(true), Options("reference:variant=segments_reverse"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << t.reason;
+}
+
+TEST(ScriptedTest, AnInjectedVariablePlusOffsetWrapsInTheFieldsWidth) {
+  // conn_id_high gives the DUT connection id 0xFFFFFFFF: "$dut_conn+1" is 0, not a 33-bit value.
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/framing/conn.spoofed-conn-id.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  auto t = RunCase(c.value, Options("reference:variant=conn_id_high"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kPass) << t.reason;
 }
 
 TEST(ScriptedTest, ScriptIsDeterministic) {

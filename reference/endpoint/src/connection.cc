@@ -52,7 +52,12 @@ void Connection::SetupPaths(uint8_t num_paths, uint8_t num_planes, uint16_t mtu,
   version_ = version;
   RttConfig rtt;
   rtt.backoff = !Quirk(Quirk::kNoRtoBackoff);
-  paths_ = std::make_unique<PathSet>(num_paths, num_planes, seed_ ^ (uint64_t{local_id_} << 17), rtt);
+  const int port_order = HasVariant(Variant::kEntropySequential) ? 1 : HasVariant(Variant::kEntropyDescending) ? -1 : 0;
+  const int first_path = HasVariant(Variant::kFirstPathLast) ? num_paths - 1 : HasVariant(Variant::kFirstPathMiddle) ? num_paths / 2 : 0;
+  paths_ = std::make_unique<PathSet>(num_paths, num_planes, seed_ ^ (uint64_t{local_id_} << 17), rtt, port_order, first_path);
+  if (HasVariant(Variant::kReintroduceAfter4)) {
+    for (Path& p : paths_->paths()) p.machine.set_reintroduce_after(ReintroduceAfterBase());
+  }
   CongestionConfig cc;
   cc.mtu = mtu;
   cc.link_rate_mbps = ctx_.config.link_capacity_mbps;

@@ -24,16 +24,33 @@ constexpr TimeNs kAckSentRelease = 255 * kMillisecond;    // MROCE-CONN-009
 Endpoint::Endpoint(EndpointConfig config, FrameSink* sink) : rng_(config.seed) {
   ctx_.config = std::move(config);
   ctx_.sink = sink;
-  ctx_.rate_hints = RateHintAllocator(ctx_.config.link_capacity_mbps, spec::kActiveSenderWindow,
+  // A non-zero max_rate below C caps the advertiser's own C of 10.3 (MROCE-CONN-018).
+  const uint64_t hint_capacity = ctx_.config.variants.Has(Variant::kMaxRateHalf) ? AdvertisedMaxRate()
+                                                                                 : ctx_.config.link_capacity_mbps;
+  ctx_.rate_hints = RateHintAllocator(hint_capacity, spec::kActiveSenderWindow,
                                       ctx_.config.quirks.Has(Quirk::kConstantRateHint),
                                       std::clamp<uint32_t>(ctx_.config.hint_utilisation_permille, 500, 1000));
 }
 
 Endpoint::~Endpoint() = default;
 
+uint32_t Endpoint::AdvertisedMaxRate() const {
+  const uint64_t c = ctx_.config.link_capacity_mbps;
+  if (ctx_.config.variants.Has(Variant::kMaxRateZero)) return 0;
+  if (ctx_.config.variants.Has(Variant::kMaxRateHalf)) return static_cast<uint32_t>(std::clamp<uint64_t>(c / 2, 1, 0xFFFFFFFEu));
+  return static_cast<uint32_t>(std::min<uint64_t>(c, 0xFFFFFFFEu));
+}
+
 ConnId Endpoint::NewConnId() {
   for (;;) {
-    const ConnId id = static_cast<ConnId>(SplitMix64(rng_));
+    ConnId id;
+    if (ctx_.config.variants.Has(Variant::kConnIdSequential)) {
+      id = static_cast<ConnId>(++id_counter_);
+    } else if (ctx_.config.variants.Has(Variant::kConnIdHigh)) {
+      id = static_cast<ConnId>(0xFFFFFFFFull - id_counter_++);
+    } else {
+      id = static_cast<ConnId>(SplitMix64(rng_));
+    }
     if (id != 0 && !conns_.contains(id)) return id;  // MROCE-CONN-001
   }
 }
@@ -57,9 +74,9 @@ Result<ConnId> Endpoint::Connect(const PeerAddress& peer, const ConnectOptions& 
   req.mtu = options.mtu ? options.mtu : ctx_.config.mtu;
   req.max_streams = options.max_streams ? options.max_streams : ctx_.config.max_streams;
   req.src_conn_id = id;
-  req.max_rate = static_cast<uint32_t>(std::min<uint64_t>(ctx_.config.link_capacity_mbps, 0xFFFFFFFEu));
+  req.max_rate = AdvertisedMaxRate();
   do {
-    req.nonce = SplitMix64(rng_);
+    req.nonce = ctx_.config.variants.Has(Variant::kNonceCounter) ? ++nonce_counter_ : SplitMix64(rng_);
   } while (req.nonce == 0);
   c.nonce_ = req.nonce;
   c.request_ = req;
@@ -110,7 +127,7 @@ void Endpoint::SendAccept(Connection& c, TimeNs now) {
   ack.mtu = c.mtu_;
   ack.max_streams = c.max_streams_;
   ack.src_conn_id = c.local_id_;
-  ack.max_rate = static_cast<uint32_t>(std::min<uint64_t>(ctx_.config.link_capacity_mbps, 0xFFFFFFFEu));
+  ack.max_rate = AdvertisedMaxRate();
   ack.nonce = c.nonce_;
   c.accept_cmh_ = ack;
   c.EmitCm(Opcode::kConnectAck, ack, c.peer_id_);

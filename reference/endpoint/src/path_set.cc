@@ -10,7 +10,8 @@ uint64_t SplitMix64(uint64_t& state) {
 }
 }  // namespace
 
-PathSet::PathSet(int num_paths, int num_planes, uint64_t seed, RttConfig rtt_config) : rng_state_(seed) {
+PathSet::PathSet(int num_paths, int num_planes, uint64_t seed, RttConfig rtt_config, int port_order, int first_path)
+    : rng_state_(seed), port_order_(port_order), next_port_(port_order < 0 ? 65535 : 49152), rr_(first_path % num_paths) {
   paths_.reserve(static_cast<size_t>(num_paths));
   for (int p = 0; p < num_paths; ++p) {
     paths_.emplace_back(static_cast<uint8_t>(p), static_cast<uint8_t>(p % num_planes), rtt_config);
@@ -20,6 +21,11 @@ PathSet::PathSet(int num_paths, int num_planes, uint64_t seed, RttConfig rtt_con
 }
 
 uint16_t PathSet::DrawPort() {
+  if (port_order_ != 0) {
+    const uint16_t port = next_port_;
+    next_port_ = static_cast<uint16_t>(49152 + (next_port_ - 49152 + 16384 + port_order_) % 16384);
+    return port;
+  }
   return static_cast<uint16_t>(49152 + SplitMix64(rng_state_) % 16384);
 }
 

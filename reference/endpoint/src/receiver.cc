@@ -86,6 +86,8 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
   bool immediate = pkt.ch.Has(wire::kFlagAr) || verdict == RxVerdict::kOutOfOrder || fills_gap || ce_changed;
   // MROCE-ACK-009: every 4 recorded packets or 4 us after the oldest unacknowledged one.
   if (!c_.Quirk(Quirk::kNoAckCoalescingLimit)) immediate |= rx.unacked_packets >= spec::kAckEveryPackets;
+  // MROCE-ACK-010 (MAY): acknowledge earlier, at most one ACK per arriving data packet.
+  immediate |= c_.HasVariant(Variant::kAckEveryPacket) || (c_.HasVariant(Variant::kAckEvery2) && rx.unacked_packets >= 2);
   if (immediate) {
     SendAck(pkt.ch.path_id, now);
   } else if (!c_.Quirk(Quirk::kNoAckCoalescingLimit)) {

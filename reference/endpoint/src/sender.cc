@@ -18,6 +18,21 @@ CompletionOp OpOf(const OutMessage& m) {
 }
 }  // namespace
 
+uint32_t Sender::SegmentOffset(const OutMessage& m) const {
+  if (!CarriesPayload(m) || m.len == 0) return m.next_offset;
+  const uint32_t mtu = c_.mtu_;
+  const uint32_t segments = (m.len + mtu - 1) / mtu;
+  const uint32_t k = m.segments_sent;  // the k-th segment sent, 0-based
+  if (c_.HasVariant(Variant::kSegmentsReverse)) return (segments - 1 - k) * mtu;
+  if (c_.HasVariant(Variant::kSegmentsOddFirst)) {
+    const uint32_t odd = segments / 2;  // segments 1, 3, 5, ...
+    return (k < odd ? 2 * k + 1 : 2 * (k - odd)) * mtu;
+  }
+  return m.next_offset;
+}
+
+uint64_t Sender::ProbeClockOffset() const { return c_.HasVariant(Variant::kProbeClockOffset) ? uint64_t{1} << 40 : 0; }
+
 uint32_t Sender::AllocMessage() {
   uint32_t slot;
   if (!free_slots_.empty()) {
@@ -241,8 +256,8 @@ bool Sender::SendNewOrResend(TimeNs now) {
     PacketRef ref;
     ref.msg_slot = slot;
     ref.msg_gen = m.gen;
-    ref.offset = m.next_offset;
-    ref.length = CarriesPayload(m) ? static_cast<uint16_t>(std::min<uint32_t>(c_.mtu_, m.len - m.next_offset)) : 0;
+    ref.offset = SegmentOffset(m);  // MROCE-STRM-009: segments in any order (variants)
+    ref.length = CarriesPayload(m) ? static_cast<uint16_t>(std::min<uint32_t>(c_.mtu_, m.len - ref.offset)) : 0;
     payload = ref.length;
     const auto path = c_.paths_->Pick(eligible, available);
     if (!path) {
@@ -250,8 +265,15 @@ bool Sender::SendNewOrResend(TimeNs now) {
       return false;
     }
     m.next_offset += ref.length;
+    ++m.segments_sent;
     if (m.next_offset >= m.len || !CarriesPayload(m)) m.all_segments_sent = true;
-    if (!m.all_segments_sent) ready_.push_back(slot);
+    if (!m.all_segments_sent) {
+      if (c_.HasVariant(Variant::kMessageAtATime)) {
+        ready_.push_front(slot);
+      } else {
+        ready_.push_back(slot);
+      }
+    }
     if (m.op == Opcode::kReadReq && !m.is_read_resp && !m.read_counted) {
       m.read_counted = true;
       ++reads_in_flight_;
@@ -297,7 +319,10 @@ void Sender::SendDataPacket(int pi, const PacketRef& ref, bool rtx, std::optiona
   // flight reaching cwnd; a full-MTU packet no longer fitting is included, MROCE-ACK-015).
   const uint64_t inflight = path.board.inflight_bytes();
   const bool window_full = !path.board.HasRoom() || inflight + c_.mtu_ > c_.cc_->cwnd_bytes(pi);
-  pkt.ch.Set(wire::kFlagAr, last || rtx || window_full);
+  pkt.ch.Set(wire::kFlagAr, last || rtx || window_full || c_.HasVariant(Variant::kArEveryPacket));
+  // MROCE-HDR-008 (MAY): SE on every packet of a SEND, SEND_IMM or WRITE_IMM message.
+  pkt.ch.Set(wire::kFlagSe, c_.HasVariant(Variant::kSeOnMessages) &&
+                                (op == Opcode::kSend || op == Opcode::kSendImm || op == Opcode::kWriteImm));
   wire::MessageExt meh;
   meh.stream_id = m.stream;
   meh.msn = m.msn;
@@ -429,6 +454,12 @@ void Sender::OnAck(const wire::MetaPacket& pkt, TimeNs now) {
   ApplyHint(*a, now);
   const bool congestion = pkt.ch.Has(wire::kFlagEce) || a->ce_count > 0;
   if (congestion) path.counters.Add(PathCounter::kEceRx);
+  // MROCE-PATH-005 (MAY): re-roll an ACTIVE path's entropy after ECN marks, at most once per SRTT.
+  if (congestion && c_.HasVariant(Variant::kRerollOnEce) && path.machine.state() == PathState::kActive &&
+      path.rtt.has_sample() && (path.optional_reroll_at == kNever || now - path.optional_reroll_at >= path.rtt.srtt())) {
+    c_.paths_->Reroll(pi);
+    path.optional_reroll_at = now;
+  }
   TimeNs max_acked_sent = 0;
   for (const AckedPacket& ap : out.newly_acked) {
     max_acked_sent = std::max(max_acked_sent, ap.pkt.time);
@@ -523,7 +554,7 @@ void Sender::FailOver(int pi, TimeNs now) {
   if (path.reintroduced_at != kNever && now - path.reintroduced_at < spec::kReintroduceDampingWindow) {
     path.machine.set_reintroduce_after(std::min(path.machine.reintroduce_after() * 2, spec::kReintroduceAfterProbeAcksMax));
   } else {
-    path.machine.set_reintroduce_after(spec::kReintroduceAfterProbeAcks);  // ACTIVE for 100 ms: back to 3
+    path.machine.set_reintroduce_after(c_.ReintroduceAfterBase());  // ACTIVE for 100 ms: back to 3 (or 4)
   }
   if (!c_.Quirk(Quirk::kNoEntropyChange)) c_.paths_->Reroll(pi);
   if (!c_.Quirk(Quirk::kNeverReintroducePath)) SendProbe(pi, now);  // MROCE-PATH-016
@@ -540,7 +571,7 @@ void Sender::SendProbe(int pi, TimeNs now) {
   pkt.ch.psn = path.probe_psn;
   wire::ProbeHeader prh;
   prh.probe_seq = path.probe_seq;
-  prh.tx_time = static_cast<uint64_t>(now);
+  prh.tx_time = static_cast<uint64_t>(now) + ProbeClockOffset();  // HDR-016: opaque to the receiver
   pkt.ext = prh;
   path.probe_outstanding = true;
   path.probe_deadline = now + kProbeTimeout;
@@ -562,7 +593,7 @@ void Sender::OnProbeAck(const wire::MetaPacket& pkt, TimeNs now) {
   path.counters.Add(PathCounter::kProbeAcksRx);
   path.probe_outstanding = false;
   path.probe_deadline = kNever;
-  path.rtt.OnSample(now - static_cast<TimeNs>(prh->tx_time));  // MROCE-RTO-001
+  path.rtt.OnSample(now - static_cast<TimeNs>(prh->tx_time - ProbeClockOffset()));  // MROCE-RTO-001
   ApplyPathEvent(pi, PathEvent::kProbeAck, now);
   if (path.machine.state() == PathState::kActive) {
     Reintroduce(pi, now);
@@ -698,7 +729,8 @@ void Sender::OnNack(const wire::MetaPacket& pkt, TimeNs now) {
         return;
       }
       // MROCE-RNR-005: hold for info us (at least 1 us); RESOURCE: for the path's RTO.
-      const TimeNs delay = rnr ? std::max<TimeNs>(1, n->info) * kMicrosecond : path.rtt.rto();
+      TimeNs delay = rnr ? std::max<TimeNs>(1, n->info) * kMicrosecond : path.rtt.rto();
+      if (rnr && c_.HasVariant(Variant::kRnrHoldDouble)) delay *= 2;  // "at least info" microseconds
       (void)path.board.Hold(n->psn, now + delay);
       path.lost.erase(std::remove(path.lost.begin(), path.lost.end(), n->psn), path.lost.end());
       if (rnr) {

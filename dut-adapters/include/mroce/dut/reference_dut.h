@@ -12,7 +12,7 @@ namespace mroce::dut {
 class ReferenceDut final : public Dut {
  public:
   // `quirks` deviate deliberately from the spec (self-test only); empty for the pristine endpoint.
-  explicit ReferenceDut(ref::Quirks quirks = {});
+  explicit ReferenceDut(ref::Quirks quirks = {}, ref::Variants variants = {});
   ~ReferenceDut() override;
 
   [[nodiscard]] std::string Identity() const override;
@@ -60,6 +60,7 @@ class ReferenceDut final : public Dut {
   Result<uint8_t*> Slice(uint32_t buffer_id, uint64_t offset, uint64_t length);
 
   ref::Quirks quirks_;
+  ref::Variants variants_;
   std::unique_ptr<SinkBridge> bridge_;
   std::unique_ptr<ref::Endpoint> endpoint_;
   std::vector<std::unique_ptr<Region>> regions_;  // index = buffer id; stable addresses

@@ -91,6 +91,10 @@ class Sender {
   friend class Connection;
   friend class Receiver;
   friend class Endpoint;
+  // Offset of the next segment of `m` to send: in order, or (variants) last first / odd first.
+  [[nodiscard]] uint32_t SegmentOffset(const OutMessage& m) const;
+  // Added to PROBE tx_time and removed from the echo (probe_clock_offset variant), else 0.
+  [[nodiscard]] uint64_t ProbeClockOffset() const;
   // Per-content retry state carried along re-sends on other paths (MROCE-LOSS-010).
   struct Counts {
     uint8_t rtx = 0;
@@ -191,6 +195,11 @@ class Connection {
   [[nodiscard]] const CongestionController& cc() const { return *cc_; }
   [[nodiscard]] size_t StateBytes() const;
   [[nodiscard]] bool Quirk(mroce::ref::Quirk q) const { return ctx_.config.quirks.Has(q); }
+  [[nodiscard]] bool HasVariant(mroce::ref::Variant v) const { return ctx_.config.variants.Has(v); }
+  // PROBE_ACKs that reintroduce a path after no recent failure (MROCE-PATH-017: at least 3).
+  [[nodiscard]] int ReintroduceAfterBase() const {
+    return HasVariant(mroce::ref::Variant::kReintroduceAfter4) ? 4 : spec::kReintroduceAfterProbeAcks;
+  }
 
   // Verbs.
   Status PostRecv(uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t wr_id);

@@ -77,6 +77,9 @@ class Endpoint {
   void ForgetRequest(const Connection& c);
   void MarkClosed(Connection& c);  // state_ = CLOSED; Reap erases it
 
+  // max_rate this endpoint advertises (MROCE-CONN-018): its capacity C, or a variant's choice.
+  [[nodiscard]] uint32_t AdvertisedMaxRate() const;
+
   EndpointContext ctx_;
   std::map<ConnId, std::unique_ptr<Connection>> conns_;
   std::set<std::pair<TimeNs, ConnId>> timers_;  // (Connection::NextDeadline, id) of every connection
@@ -86,6 +89,8 @@ class Endpoint {
   std::map<std::pair<ConnId, uint64_t>, ConnId> requests_;
   std::vector<ConnId> closed_;  // connections that became CLOSED since the last Reap
   uint64_t rng_;
+  uint64_t id_counter_ = 0;     // conn_id_sequential / conn_id_high variants
+  uint64_t nonce_counter_ = 0;  // nonce_counter variant
   TimeNs last_now_ = 0;  // latest `now` seen (telemetry gauges read without a time)
 };
 

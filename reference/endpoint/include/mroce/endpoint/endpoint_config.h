@@ -8,6 +8,7 @@
 #include "mroce/endpoint/quirks.h"
 #include "mroce/endpoint/spec_constants.h"
 #include "mroce/endpoint/types.h"
+#include "mroce/endpoint/variants.h"
 #include "mroce/wire/eth.h"
 #include "mroce/wire/ip.h"
 
@@ -48,6 +49,7 @@ struct EndpointConfig {
   size_t max_connections = 65536;  // connection table (spec 15.3: beyond it CONNECT_REJ NO_RESOURCES)
   uint32_t rnr_delay_us = spec::kRnrDelayDefaultUs;  // NACK RNR info, 1..10000 us (MROCE-RNR-001)
   Quirks quirks;
+  Variants variants;  // legal alternatives to the reference's own choices (self-test precision half)
 };
 
 }  // namespace mroce::ref

@@ -38,6 +38,7 @@ struct Path {
   TimeNs probe_deadline = kNever;   // probe timeout of the outstanding PROBE
   TimeNs next_probe_at = kNever;    // next PROBE to send after a PROBE_ACK
   TimeNs reintroduced_at = kNever;
+  TimeNs optional_reroll_at = kNever;  // last re-roll under MROCE-PATH-005 (reroll_on_ece variant)
   // Receiver side for the peer's path with this id.
   ReceiveWindow rx;
   TimeNs ack_deadline = kNever;     // delayed-ACK deadline, ns

@@ -13,7 +13,10 @@ namespace mroce::ref {
 class PathSet {
  public:
   // `seed` makes entropy choices reproducible.
-  PathSet(int num_paths, int num_planes, uint64_t seed, RttConfig rtt_config);
+  // port_order 0 draws entropy at random from the seed; +1 / -1 hands out 49152 upward / 65535
+  // downward in turn (variants entropy_sequential / entropy_descending). first_path: where the
+  // sprayer's round-robin starts.
+  PathSet(int num_paths, int num_planes, uint64_t seed, RttConfig rtt_config, int port_order = 0, int first_path = 0);
 
   [[nodiscard]] int size() const { return static_cast<int>(paths_.size()); }
   Path& operator[](int i) { return paths_[static_cast<size_t>(i)]; }
@@ -37,6 +40,8 @@ class PathSet {
 
   std::vector<Path> paths_;
   uint64_t rng_state_;
+  int port_order_ = 0;
+  uint16_t next_port_ = 0;  // port_order != 0: the next port in turn
   int rr_ = 0;
 };
 

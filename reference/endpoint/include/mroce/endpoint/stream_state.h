@@ -41,6 +41,7 @@ struct OutMessage {
   uint64_t wr_id = 0;
   bool is_read_resp = false;     // responder side: no local completion
   uint32_t next_offset = 0;      // segmentation progress, bytes
+  uint32_t segments_sent = 0;    // segments sent so far (their order: Sender::SegmentOffset)
   bool all_segments_sent = false;
   MessageReassembly acked{0};    // bytes acked (WRITE/SEND) or received (READ)
   bool done = false;
