@@ -9,7 +9,7 @@
 #      LOAD (default 0.4), HOSTS/PLANES/SPINES/HPL (16/2/4/4).
 set -euo pipefail
 build="${1:-build}"
-bin="$build/bench_fabric"
+bin="$build/bench/fabric"
 hosts="${HOSTS:-16}" planes="${PLANES:-2}" spines="${SPINES:-4}" hpl="${HPL:-4}" load="${LOAD:-0.4}"
 mroce_out=$("$bin/mroce-fabric-bench" --hosts "$hosts" --planes "$planes" --spines "$spines" \
   --hosts-per-leaf "$hpl" --load "$load" --duration-us "${MROCE_US:-10000}")
