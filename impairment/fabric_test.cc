@@ -230,7 +230,7 @@ std::string RunTapped(uint64_t seed, const std::string& tag) {
   const std::string dir = ::testing::TempDir();
   Tap dut(&fabric, 0, {dir + "/dut_" + tag + ".pcap", dir + "/dut_" + tag + ".jsonl", true});
   Tap peer(&fabric, 5, {dir + "/peer_" + tag + ".pcap", dir + "/peer_" + tag + ".jsonl", true});
-  EXPECT_TRUE(dut.status().ok) << dut.status().message;
+  EXPECT_TRUE(dut.status().ok()) << dut.status().error().message;
   for (int i = 0; i < 2000; ++i) {
     const int plane = i % 2;
     sim.Schedule(Time::FromNanos(i * 200), [&fabric, i, plane] {
@@ -258,9 +258,9 @@ TEST(FabricTest, SameSeedGivesByteIdenticalPcapAndTrace) {
 TEST(FabricTest, TapRecordsFatesAndWritesReadablePcap) {
   RunTapped(7, "fate");
   const std::string dir = ::testing::TempDir();
-  std::vector<pcap::Record> recs;
-  pcap::Status st;
-  ASSERT_TRUE(pcap::ReadAll(dir + "/peer_fate.pcap", &recs, &st)) << st.message;
+  auto read = pcap::ReadAll(dir + "/peer_fate.pcap");
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  const std::vector<pcap::Record>& recs = *read;
   EXPECT_GT(recs.size(), 1500u);
   for (size_t i = 1; i < recs.size(); ++i) EXPECT_GE(recs[i].time_ns, recs[i - 1].time_ns);
   const std::string trace = ReadFile(dir + "/dut_fate.jsonl");

@@ -9,7 +9,6 @@
 namespace mroce::impairment {
 namespace {
 
-using ref::MakeError;
 
 constexpr MatchKeySpec kMatchKeys[] = {
     {"direction", "dut->peer | peer->dut", "which way the packet travels"},
@@ -29,7 +28,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-ref::Error Bad(std::string_view key, std::string_view values, std::string_view text) {
+mroce::Error Bad(std::string_view key, std::string_view values, std::string_view text) {
   return MakeError("stage.match", "must be " + std::string(values) + ", got " + std::string(text));
 }
 
@@ -61,7 +60,7 @@ std::string MatchKeyNames() {
   return out;
 }
 
-ref::Status SetMatchKey(std::string_view key, std::string_view raw, bool quoted, Match* m) {
+mroce::Status SetMatchKey(std::string_view key, std::string_view raw, bool quoted, Match* m) {
   const std::string_view t = Trim(raw);
   const std::string shown = quoted ? "\"" + std::string(raw) + "\"" : std::string(raw);
   const MatchKeySpec* spec = nullptr;
@@ -118,7 +117,7 @@ ref::Status SetMatchKey(std::string_view key, std::string_view raw, bool quoted,
     if (!Boolean(t, quoted, &b)) return Bad(key, spec->values, shown);
     m->metaroce_only = b;
   }
-  return ref::OkStatus();
+  return mroce::OkStatus();
 }
 
 }  // namespace mroce::impairment

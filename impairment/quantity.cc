@@ -9,7 +9,6 @@
 namespace mroce::impairment {
 namespace {
 
-using ref::MakeError;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -91,7 +90,7 @@ std::string DurationSpec::ToString() const {
   return Number(value) + "ns";
 }
 
-ref::Result<DurationSpec> ParseDuration(std::string_view text) {
+mroce::Result<DurationSpec> ParseDuration(std::string_view text) {
   Split s;
   if (!SplitNumber(text, &s)) {
     if (s.negative) return MakeError("duration", "a duration must not be negative, got " + Quoted(text));
@@ -115,7 +114,7 @@ ref::Result<DurationSpec> ParseDuration(std::string_view text) {
   return MakeError("duration", "unknown time unit " + Quoted(s.unit) + " in " + Quoted(text) + " (rtt, ns, us, ms, s)");
 }
 
-ref::Result<sim::Bandwidth> ParseRate(std::string_view text) {
+mroce::Result<sim::Bandwidth> ParseRate(std::string_view text) {
   Split s;
   if (!SplitNumber(text, &s)) {
     if (s.negative) return MakeError("rate", "a rate must be positive, got " + Quoted(text));
@@ -148,7 +147,7 @@ ref::Result<sim::Bandwidth> ParseRate(std::string_view text) {
   return sim::Bandwidth::BitsPerSecond(static_cast<int64_t>(std::llround(bps)));
 }
 
-ref::Result<sim::ByteCount> ParseSize(std::string_view text) {
+mroce::Result<sim::ByteCount> ParseSize(std::string_view text) {
   Split s;
   if (!SplitNumber(text, &s)) {
     if (s.negative) return MakeError("size", "a size must not be negative, got " + Quoted(text));

@@ -6,7 +6,7 @@
 namespace mroce::impairment {
 namespace {
 
-std::string Error(const ref::Result<DurationSpec>& r) { return r.ok() ? "" : r.error().message; }
+std::string Error(const mroce::Result<DurationSpec>& r) { return r.ok() ? "" : r.error().message; }
 
 TEST(QuantityTest, DurationsTakeAUnit) {
   EXPECT_EQ(ParseDuration("3rtt").value(), DurationSpec::Rtts(3));

@@ -6,7 +6,6 @@
 namespace mroce::impairment {
 namespace {
 
-using ref::MakeError;
 
 // Gates a stage by a schedule: outside [at, until) packets pass untouched.
 class ScheduledStage final : public Stage {
@@ -50,7 +49,7 @@ std::optional<std::string> CheckSchedule(const StageSchedule& s) {
   return std::nullopt;
 }
 
-ref::Result<StageConfig> MakeStageConfig(std::string_view kind, std::string name, Match match,
+mroce::Result<StageConfig> MakeStageConfig(std::string_view kind, std::string name, Match match,
                                          std::vector<std::pair<std::string_view, ParamScalar>> params,
                                          std::optional<StageSchedule> schedule) {
   StageConfig c;

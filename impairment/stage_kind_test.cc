@@ -56,7 +56,7 @@ TEST(StageKindTest, CodeConfigurationsAreCheckedLikeYaml) {
   EXPECT_DOUBLE_EQ(ok->params.Real("mean_burst"), 8);  // An integer is fine for a real.
   EXPECT_EQ(ok->match, m);
 
-  auto message = [](ref::Result<StageConfig> r) { return r.ok() ? std::string("ok") : r.error().message; };
+  auto message = [](mroce::Result<StageConfig> r) { return r.ok() ? std::string("ok") : r.error().message; };
   EXPECT_NE(message(MakeStageConfig("lose", "")).find("unknown impairment stage 'lose' (known: blackhole,"),
             std::string::npos);
   EXPECT_NE(message(MakeStageConfig("loss.bernoulli", "", {}, {{"loss", 0.1}}))

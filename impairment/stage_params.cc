@@ -10,7 +10,6 @@
 namespace mroce::impairment {
 namespace {
 
-using ref::MakeError;
 
 std::string Num(double v) {
   char buf[64];
@@ -30,7 +29,7 @@ bool IsYamlNonFinite(std::string_view t) {
   return t == ".nan" || t == ".NaN" || t == ".NAN" || t == ".inf" || t == ".Inf" || t == ".INF";
 }
 
-ref::Error Bad(const ParamSpec& spec, const std::string& what) { return MakeError("stage.param", what); }
+mroce::Error Bad(const ParamSpec& spec, const std::string& what) { return MakeError("stage.param", what); }
 
 std::string ChoiceList(const ParamSpec& spec) {
   std::string out;
@@ -38,14 +37,14 @@ std::string ChoiceList(const ParamSpec& spec) {
   return out;
 }
 
-ref::Result<ParamScalar> CheckReal(const ParamSpec& spec, double v, std::string_view text) {
+mroce::Result<ParamScalar> CheckReal(const ParamSpec& spec, double v, std::string_view text) {
   const Range range = spec.type == ParamType::kProbability ? Range{0, 1} : spec.range;
   if (!std::isfinite(v)) return Bad(spec, "must be a finite number in " + range.ToString() + ", got " + std::string(text));
   if (!range.Contains(v)) return Bad(spec, "must be in " + range.ToString() + ", got " + std::string(text));
   return ParamScalar(v);
 }
 
-ref::Result<ParamScalar> CheckInteger(const ParamSpec& spec, int64_t v, std::string_view text) {
+mroce::Result<ParamScalar> CheckInteger(const ParamSpec& spec, int64_t v, std::string_view text) {
   if (!spec.range.Contains(static_cast<double>(v))) {
     return Bad(spec, "must be in " + spec.range.ToString() + ", got " + std::string(text));
   }
@@ -154,7 +153,7 @@ void ParamSet::SetMappings(std::string_view name, std::vector<ParamSet> value) {
   mappings_.emplace_back(std::string(name), std::move(value));
 }
 
-ref::Result<ParamScalar> ParseParam(const ParamSpec& spec, std::string_view raw, bool quoted) {
+mroce::Result<ParamScalar> ParseParam(const ParamSpec& spec, std::string_view raw, bool quoted) {
   const std::string_view t = Trim(raw);
   const std::string shown = quoted ? "\"" + std::string(raw) + "\"" : std::string(raw);
   switch (spec.type) {
@@ -224,7 +223,7 @@ ref::Result<ParamScalar> ParseParam(const ParamSpec& spec, std::string_view raw,
   return Bad(spec, "unknown parameter type");
 }
 
-ref::Result<ParamScalar> CheckParam(const ParamSpec& spec, ParamScalar value) {
+mroce::Result<ParamScalar> CheckParam(const ParamSpec& spec, ParamScalar value) {
   const std::string type(ParamTypeName(spec.type));
   switch (spec.type) {
     case ParamType::kProbability:

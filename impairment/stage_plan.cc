@@ -3,13 +3,13 @@
 
 namespace mroce::impairment {
 
-ref::Result<std::vector<PlaneStage>> InstantiatePerPlane(const StageConfig& config, size_t index, int num_planes,
+mroce::Result<std::vector<PlaneStage>> InstantiatePerPlane(const StageConfig& config, size_t index, int num_planes,
                                                          uint64_t seed, int64_t rtt_ns) {
   std::vector<int> planes;
   if (config.match.plane) {
     const int p = *config.match.plane;
     if (p >= num_planes) {
-      return ref::MakeError("stage.plane", "impairment '" + std::string(config.kind->name) + "' matches plane " +
+      return mroce::MakeError("stage.plane", "impairment '" + std::string(config.kind->name) + "' matches plane " +
                                                std::to_string(p) + " but the topology has " + std::to_string(num_planes) +
                                                " plane(s)");
     }

@@ -255,7 +255,7 @@ TEST(CorruptTest, CrcErrorNamesCrcWhenPayloadBitFlipped) {
   for (auto& o : r.out) {
     auto parsed = wire::ParseFrame(o.p.bytes);
     ASSERT_FALSE(parsed.ok());
-    crc_errors += parsed.error().field == "crc";
+    crc_errors += parsed.error().code == "crc";
   }
   EXPECT_GT(crc_errors, 300);  // Most bits are in the payload/ext: the CRC check reports them.
 }

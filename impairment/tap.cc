@@ -32,10 +32,14 @@ std::string TraceRecord::ToJson() const {
 }
 
 Tap::Tap(Fabric* fabric, int host, Options options) : host_(host), options_(std::move(options)) {
-  if (!options_.pcap_path.empty()) pcap_ = pcap::Writer::Open(options_.pcap_path, &status_);
+  if (!options_.pcap_path.empty()) {
+    auto opened = pcap::Writer::Open(options_.pcap_path);
+    if (opened.ok()) pcap_ = std::move(*opened);
+    else status_ = opened.error();
+  }
   if (!options_.jsonl_path.empty()) {
     jsonl_ = std::fopen(options_.jsonl_path.c_str(), "w");
-    if (jsonl_ == nullptr) status_ = pcap::Status::Error("cannot create trace '" + options_.jsonl_path + "'");
+    if (jsonl_ == nullptr) status_ = mroce::MakeError("trace.create", "cannot create trace '" + options_.jsonl_path + "'");
   }
   fabric->AddObserver(this);
 }

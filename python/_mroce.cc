@@ -34,16 +34,16 @@ namespace {
 PyObject* g_parse_error = nullptr;
 
 // Builds a ParseError instance carrying the codec's field, offset and message.
-py::object MakeParseError(const w::ParseError& e) {
+py::object MakeParseError(const w::Error& e) {
   py::object type = py::reinterpret_borrow<py::object>(g_parse_error);
   py::object exc = type(e.ToString());
-  exc.attr("field") = e.field;
-  exc.attr("offset") = e.offset;
+  exc.attr("field") = e.code;
+  exc.attr("offset") = e.offset.value_or(0);
   exc.attr("message") = e.message;
   return exc;
 }
 
-[[noreturn]] void Raise(const w::ParseError& e) {
+[[noreturn]] void Raise(const w::Error& e) {
   py::object exc = MakeParseError(e);
   PyErr_SetObject(g_parse_error, exc.ptr());
   throw py::error_already_set();
@@ -84,12 +84,12 @@ w::FieldMap FromDict(const py::dict& d) {
       unsigned long long x = PyLong_AsUnsignedLongLong(v.ptr());
       if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
         PyErr_Clear();  // OverflowError (negative or >= 2^64): reported as a ParseError instead
-        Raise({name, 0, "value out of range 0..2^64-1"});
+        Raise(w::FieldError(name, 0, "value out of range 0..2^64-1"));
       }
       fm.Set(name, static_cast<uint64_t>(x));
     } else {
-      Raise({name, 0, "value must be int or bytes, got " +
-                          py::cast<std::string>(py::str(py::type::of(v).attr("__name__")))});
+      Raise(w::FieldError(name, 0, "value must be int or bytes, got " +
+                          py::cast<std::string>(py::str(py::type::of(v).attr("__name__")))));
     }
   }
   return fm;
@@ -300,9 +300,9 @@ PYBIND11_MODULE(_mroce, m) {
   m.def(
       "write_pcap",
       [](const std::string& path, const py::list& frames) {
-        mroce::pcap::Status status;
-        auto writer = mroce::pcap::Writer::Open(path, &status);
-        if (!writer) throw std::runtime_error("write_pcap: " + status.message);
+        auto opened = mroce::pcap::Writer::Open(path);
+        if (!opened.ok()) throw std::runtime_error("write_pcap: " + opened.error().message);
+        auto& writer = *opened;
         int64_t i = 0;
         for (auto item : frames) {
           int64_t t = i * 1000;  // 1 us apart unless (time_ns, bytes) tuples are given

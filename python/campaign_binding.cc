@@ -83,9 +83,10 @@ py::dict RunCampaign(const std::string& suite_path, const std::string& dut, uint
     done = campaign::ExecuteRun(plan.value(), options);
   }
   if (progress_error) throw std::move(*progress_error);
-  std::string error;
-  if (!out.empty() && !mroce::reports::WriteRunDir(out, done.run, &error)) {
-    throw std::runtime_error("cannot write the run directory: " + error);
+  if (!out.empty()) {
+    if (const mroce::Status w = mroce::reports::WriteRunDir(out, done.run); !w.ok()) {
+      throw std::runtime_error("cannot write the run directory: " + w.error().message);
+    }
   }
   return py::module_::import("json").attr("loads")(mroce::reports::RenderReportJson(done.run));
 }

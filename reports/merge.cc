@@ -9,11 +9,8 @@ namespace mroce::reports {
 
 namespace fs = std::filesystem;
 
-std::optional<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards, std::string* error) {
-  if (shards.empty()) {
-    *error = "nothing to merge";
-    return std::nullopt;
-  }
+Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards) {
+  if (shards.empty()) return MakeError("report.merge", "nothing to merge");
   harness::RunResult out = shards.front();
   out.tests.clear();
   out.clauses.clear();
@@ -21,8 +18,8 @@ std::optional<harness::RunResult> MergeRuns(const std::vector<harness::RunResult
   for (size_t i = 0; i < shards.size(); ++i) {
     const harness::RunResult& s = shards[i];
     auto mismatch = [&](const std::string& what, const std::string& a, const std::string& b) {
-      *error = "shard " + std::to_string(i + 1) + ": " + what + " '" + b + "' differs from shard 1's '" + a + "'";
-      return std::nullopt;
+      return MakeError("report.merge",
+                       "shard " + std::to_string(i + 1) + ": " + what + " '" + b + "' differs from shard 1's '" + a + "'");
     };
     if (s.schema != out.schema) return mismatch("schema", out.schema, s.schema);
     if (s.suite_version != out.suite_version) return mismatch("suite version", out.suite_version, s.suite_version);
@@ -39,9 +36,9 @@ std::optional<harness::RunResult> MergeRuns(const std::vector<harness::RunResult
       auto [it, inserted] = seen.emplace(t.id, std::make_pair(&t, i));
       if (!inserted) {
         if (!(*it->second.first == t)) {
-          *error = "case '" + t.id + "' has conflicting results in shard " + std::to_string(it->second.second + 1) +
-                   " and shard " + std::to_string(i + 1);
-          return std::nullopt;
+          return MakeError("report.merge", "case '" + t.id + "' has conflicting results in shard " +
+                                               std::to_string(it->second.second + 1) + " and shard " +
+                                               std::to_string(i + 1));
         }
         continue;
       }
@@ -53,33 +50,27 @@ std::optional<harness::RunResult> MergeRuns(const std::vector<harness::RunResult
   return out;
 }
 
-bool MergeRunDirs(const std::vector<std::string>& dirs, const std::string& out_dir, std::string* error) {
+Status MergeRunDirs(const std::vector<std::string>& dirs, const std::string& out_dir) {
   std::vector<harness::RunResult> shards;
   for (const std::string& d : dirs) {
-    auto run = ReadRun(d, error);
-    if (!run) return false;
+    auto run = ReadRun(d);
+    if (!run.ok()) return run.error();
     shards.push_back(std::move(*run));
   }
-  auto merged = MergeRuns(shards, error);
-  if (!merged) return false;
+  auto merged = MergeRuns(shards);
+  if (!merged.ok()) return merged.error();
   std::error_code ec;
   fs::create_directories(fs::path(out_dir) / kEvidenceDir, ec);
-  if (ec) {
-    *error = out_dir + ": cannot create directory: " + ec.message();
-    return false;
-  }
+  if (ec) return MakeError("file.write", out_dir + ": cannot create directory: " + ec.message());
   for (const std::string& d : dirs) {
     fs::path src = fs::path(d) / kEvidenceDir;
     if (!fs::is_directory(src, ec)) continue;
     if (fs::equivalent(src, fs::path(out_dir) / kEvidenceDir, ec)) continue;
     fs::copy(src, fs::path(out_dir) / kEvidenceDir,
              fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      *error = src.string() + ": cannot copy evidence: " + ec.message();
-      return false;
-    }
+    if (ec) return MakeError("file.write", src.string() + ": cannot copy evidence: " + ec.message());
   }
-  return WriteRunDir(out_dir, std::move(*merged), error);
+  return WriteRunDir(out_dir, std::move(*merged));
 }
 
 }  // namespace mroce::reports

@@ -104,7 +104,8 @@ class JsonWriter : public RunVisitor {
 // Typed getters that record the first error with its key path.
 class Reader {
  public:
-  explicit Reader(std::string* error) : error_(error) {}
+  Reader() = default;
+  [[nodiscard]] const std::string& error() const { return error_; }
   bool failed() const { return failed_; }
 
   const json* Get(const json& obj, const std::string& path, const char* key, json::value_t type) {
@@ -152,7 +153,7 @@ class Reader {
     return *v;
   }
   std::nullptr_t Fail(const std::string& key, const std::string& msg) {
-    if (!failed_) *error_ = key + ": " + msg;
+    if (!failed_) error_ = key + ": " + msg;
     failed_ = true;
     return nullptr;
   }
@@ -167,7 +168,7 @@ class Reader {
       default: return "number";
     }
   }
-  std::string* error_;
+  std::string error_;
   bool failed_ = false;
 };
 
@@ -195,14 +196,14 @@ json ToJson(const RunResult& run) {
 
 std::string RenderReportJson(const RunResult& run) { return ToJson(run).dump(2) + "\n"; }
 
-std::optional<RunResult> FromJson(const json& j, std::string* error) {
-  Reader r(error);
+Result<RunResult> FromJson(const json& j) {
+  Reader r;
   RunResult run;
   run.schema = r.Str(j, "", "schema");
-  if (r.failed()) return std::nullopt;
+  if (r.failed()) return MakeError("report.schema", r.error());
   if (run.schema != harness::kReportSchema) {
-    *error = "schema: unsupported report schema '" + run.schema + "' (this build reads " + harness::kReportSchema + ")";
-    return std::nullopt;
+    return MakeError("report.schema", "schema: unsupported report schema '" + run.schema + "' (this build reads " +
+                                          harness::kReportSchema + ")");
   }
   run.suite_version = r.Str(j, "", "suite_version");
   if (const json* dut = r.Get(j, "", "dut", json::value_t::object)) {
@@ -292,28 +293,23 @@ std::optional<RunResult> FromJson(const json& j, std::string* error) {
       run.clauses.push_back(std::move(c));
     }
   }
-  if (r.failed()) return std::nullopt;
+  if (r.failed()) return MakeError("report.schema", r.error());
   return run;
 }
 
-std::optional<RunResult> ReadReportFile(const std::string& path, std::string* error) {
+Result<RunResult> ReadReportFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot read";
-    return std::nullopt;
-  }
+  if (!in) return MakeError("report.read", path + ": cannot read");
   std::ostringstream text;
   text << in.rdbuf();
   json j;
   try {
     j = json::parse(text.str());
   } catch (const json::parse_error& e) {
-    *error = path + ": not JSON: " + e.what();
-    return std::nullopt;
+    return MakeError("report.read", path + ": not JSON: " + e.what());
   }
-  std::string why;
-  auto run = FromJson(j, &why);
-  if (!run) *error = path + ": " + why;
+  auto run = FromJson(j);
+  if (!run.ok()) return MakeError(run.error().code, path + ": " + run.error().message);
   return run;
 }
 

@@ -13,43 +13,41 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool WriteRenderings(const std::string& dir, const harness::RunResult& run, std::string* error) {
-  return WriteFileAtomic((fs::path(dir) / kJunitXml).string(), RenderJunit(run), error) &&
-         WriteFileAtomic((fs::path(dir) / kReportHtml).string(), RenderHtml(run), error);
+Status WriteRenderings(const std::string& dir, const harness::RunResult& run) {
+  Status st = WriteFileAtomic((fs::path(dir) / kJunitXml).string(), RenderJunit(run));
+  if (!st.ok()) return st;
+  return WriteFileAtomic((fs::path(dir) / kReportHtml).string(), RenderHtml(run));
 }
 
 }  // namespace
 
-bool WriteRunDir(const std::string& dir, harness::RunResult run, std::string* error) {
+Status WriteRunDir(const std::string& dir, harness::RunResult run) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) {
-    *error = dir + ": cannot create directory: " + ec.message();
-    return false;
-  }
+  if (ec) return MakeError("file.write", dir + ": cannot create directory: " + ec.message());
   harness::Normalize(run);
-  return WriteRenderings(dir, run, error) &&
-         WriteFileAtomic((fs::path(dir) / kReportJson).string(), RenderReportJson(run), error);
+  Status st = WriteRenderings(dir, run);
+  if (!st.ok()) return st;
+  return WriteFileAtomic((fs::path(dir) / kReportJson).string(), RenderReportJson(run));
 }
 
-std::optional<harness::RunResult> ReadRun(const std::string& dir_or_file, std::string* error) {
+Result<harness::RunResult> ReadRun(const std::string& dir_or_file) {
   std::error_code ec;
   std::string path = fs::is_directory(dir_or_file, ec) ? (fs::path(dir_or_file) / kReportJson).string() : dir_or_file;
   if (!fs::exists(path, ec)) {
-    *error = path + ": no such file (expected a run directory holding report.json)";
-    return std::nullopt;
+    return MakeError("report.read", path + ": no such file (expected a run directory holding report.json)");
   }
-  return ReadReportFile(path, error);
+  return ReadReportFile(path);
 }
 
-bool RerenderRunDir(const std::string& dir, std::string* error) {
-  auto run = ReadRun(dir, error);
-  if (!run) return false;
+Status RerenderRunDir(const std::string& dir) {
+  auto run = ReadRun(dir);
+  if (!run.ok()) return run.error();
   harness::Normalize(*run);
   std::error_code ec;
   std::string out_dir = fs::is_directory(dir, ec) ? dir : fs::path(dir).parent_path().string();
   if (out_dir.empty()) out_dir = ".";
-  return WriteRenderings(out_dir, *run, error);
+  return WriteRenderings(out_dir, *run);
 }
 
 }  // namespace mroce::reports

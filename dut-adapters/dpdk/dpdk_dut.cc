@@ -84,17 +84,19 @@ rte_mempool* g_pool = nullptr;
 
 Status OpenPorts(const Options& o) {
   std::lock_guard<std::mutex> lock(g_mu);
-  std::string err;
-  if (!eal::InitEal("mroce-cts", eal::SplitArgs(o.eal), &err)) return MakeError("dut.dpdk", err);
+  if (Status up = eal::InitEal("mroce-cts", eal::SplitArgs(o.eal)); !up.ok()) {
+    return MakeError("dut.dpdk", up.error().message);
+  }
   if (g_pool == nullptr) {
-    g_pool = eal::CreatePool("mroce_dut_dpdk", 8191, &err, kDataRoom);
-    if (g_pool == nullptr) return MakeError("dut.dpdk", err);
+    auto pool = eal::CreatePool("mroce_dut_dpdk", 8191, kDataRoom);
+    if (!pool.ok()) return MakeError("dut.dpdk", pool.error().message);
+    g_pool = *pool;
   }
   for (const std::string& spec : o.ports) {
     if (g_ports.count(spec) != 0) continue;
-    uint16_t id = 0;
-    if (!eal::OpenPort(spec, g_pool, &id, &err)) return MakeError("dut.dpdk", err);
-    g_ports[spec].id = id;
+    auto id = eal::OpenPort(spec, g_pool);
+    if (!id.ok()) return MakeError("dut.dpdk", id.error().message);
+    g_ports[spec].id = *id;
   }
   return OkStatus();
 }

@@ -51,20 +51,26 @@ TEST(DpdkSpec, ErrorsNameTheProblem) {
 
 rte_mempool* g_pool = nullptr;
 
-bool EalUp(std::string* why) {
+// The EAL and the test pool, started once per process.
+mroce::Status EalUp() {
   static int state = 0;
-  static std::string error;
+  static mroce::Status status;
   if (state == 0) {
     const std::vector<std::string> args = {"--no-huge", "--no-pci", "-m", "256", "--file-prefix",
                                            "mroce-dut-dpdk-test-" + std::to_string(getpid()), "--log-level", "*:error"};
-    state = eal::InitEal("mroce_dut_dpdk_test", args, &error) ? 1 : -1;
+    status = eal::InitEal("mroce_dut_dpdk_test", args);
+    state = status.ok() ? 1 : -1;
     if (state == 1) {
-      g_pool = eal::CreatePool("mroce_dut_dpdk_test", 2047, &error, 9300);
-      if (g_pool == nullptr) state = -1;
+      auto pool = eal::CreatePool("mroce_dut_dpdk_test", 2047, 9300);
+      if (pool.ok()) {
+        g_pool = *pool;
+      } else {
+        status = pool.error();
+        state = -1;
+      }
     }
   }
-  *why = error;
-  return state == 1;
+  return status;
 }
 
 const wire::Ipv4Address kDut{198, 18, 0, 1}, kPeer{198, 18, 0, 2}, kOther{198, 18, 0, 9};
@@ -73,10 +79,12 @@ const wire::MacAddress kDutMac{0x02, 0xd0, 0, 0, 0, 1};
 class EthdevTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!EalUp(&why)) GTEST_SKIP() << "DPDK EAL did not start: " << why;
+    const mroce::Status eal_up = EalUp();
+    if (!eal_up.ok()) GTEST_SKIP() << "DPDK EAL did not start: " << eal_up.error().message;
     static int instance = 0;
-    ASSERT_TRUE(eal::OpenPort("net_ring_dut" + std::to_string(++instance), g_pool, &port_, &why)) << why;
+    auto opened = eal::OpenPort("net_ring_dut" + std::to_string(++instance), g_pool);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    port_ = *opened;
     opened_ = true;
     rte_ether_addr a{};
     rte_eth_macaddr_get(port_, &a);

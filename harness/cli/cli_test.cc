@@ -48,8 +48,8 @@ class Cli : public ::testing::Test {
       run.tests.push_back(t);
     }
     std::string dir = (root_ / name).string();
-    std::string error;
-    EXPECT_TRUE(mroce::reports::WriteRunDir(dir, run, &error)) << error;
+    const mroce::Status w = mroce::reports::WriteRunDir(dir, run);
+    EXPECT_TRUE(w.ok()) << w.error().message;
     return dir;
   }
   fs::path root_;
@@ -192,9 +192,8 @@ TEST_F(Cli, MergeShards) {
   Output o = Cts("merge --out " + (root_ / "merged").string() + " " + s1 + " " + s2);
   ASSERT_EQ(o.status, 0) << o.out;
   EXPECT_NE(o.out.find("2 case(s), MUST 2/2, conformant"), std::string::npos) << o.out;
-  std::string error;
-  auto merged = mroce::reports::ReadRun((root_ / "merged").string(), &error);
-  ASSERT_TRUE(merged) << error;
+  auto merged = mroce::reports::ReadRun((root_ / "merged").string());
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
   EXPECT_EQ(merged->tests.size(), 2u);
   o = Cts("merge --out " + (root_ / "merged2").string() + " " + s1 + " " + conflict);
   EXPECT_EQ(o.status, 2);
@@ -205,9 +204,9 @@ TEST_F(Cli, MergeShards) {
 TEST_F(Cli, DecodeFramesAndParseErrors) {
   std::string path = (root_ / "t.pcap").string();
   {
-    mroce::pcap::Status st;
-    auto w = mroce::pcap::Writer::Open(path, &st);
-    ASSERT_TRUE(w) << st.message;
+    auto opened = mroce::pcap::Writer::Open(path);
+    ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+    auto& w = *opened;
     mroce::wire::Frame f;  // Defaults: Ethernet / IPv4 / UDP / MetaRoCE; computed fields filled.
     w->Write(1000, mroce::wire::SerializeFrame(f));
     std::vector<uint8_t> runt(10, 0xab);

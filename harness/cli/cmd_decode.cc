@@ -30,12 +30,12 @@ class DecodeCommand : public Command {
 
 #ifdef MROCE_HAVE_DECODE
   int Run(std::ostream& out, std::ostream& err) override {
-    std::vector<pcap::Record> records;
-    pcap::Status status;
-    if (!pcap::ReadAll(path_, &records, &status)) {
-      err << "mroce-cts: error: " << path_ << ": " << status.message << "\n";
+    auto read = pcap::ReadAll(path_);
+    if (!read.ok()) {
+      err << "mroce-cts: error: " << path_ << ": " << read.error().message << "\n";
       return harness::kExitUsage;
     }
+    const std::vector<pcap::Record>& records = *read;
     wire::ParseOptions opts;
     opts.verify_crc = !no_crc_;
     opts.meta_port = meta_port_;
@@ -58,8 +58,8 @@ class DecodeCommand : public Command {
           }
           f["fields"] = std::move(fields);
         } else {
-          const wire::ParseError& pe = frame.error();
-          f["error"] = {{"field", pe.field}, {"offset", pe.offset}, {"message", pe.message}};
+          const wire::Error& pe = frame.error();
+          f["error"] = {{"field", pe.code}, {"offset", pe.offset.value_or(0)}, {"message", pe.message}};
           f["hex"] = wire::ToHex(r.bytes);
         }
         frames.push_back(std::move(f));

@@ -16,15 +16,14 @@ class DiffCommand : public Command {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
-    std::string error;
-    auto old_run = reports::ReadRun(old_, &error);
-    if (!old_run) {
-      err << "mroce-cts: error: " << error << "\n";
+    auto old_run = reports::ReadRun(old_);
+    if (!old_run.ok()) {
+      err << "mroce-cts: error: " << old_run.error().message << "\n";
       return harness::kExitUsage;
     }
-    auto new_run = reports::ReadRun(new_, &error);
-    if (!new_run) {
-      err << "mroce-cts: error: " << error << "\n";
+    auto new_run = reports::ReadRun(new_);
+    if (!new_run.ok()) {
+      err << "mroce-cts: error: " << new_run.error().message << "\n";
       return harness::kExitUsage;
     }
     reports::RunDiff diff = reports::DiffRuns(*old_run, *new_run);

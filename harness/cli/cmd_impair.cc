@@ -133,13 +133,13 @@ class ImpairCommand : public Command {
       eal.push_back("--file-prefix");
       eal.push_back("mroce-impair-" + std::to_string(getpid()));
     }
-    std::string e;
-    if (!impairment::dpdk::InitEal("mroce-cts", eal, &e)) return usage(e);
-    rte_mempool* pool = impairment::dpdk::CreatePool("mroce_impair", pool_size_, &e, mbuf_size_);
-    if (pool == nullptr) {
+    if (const Status up = impairment::dpdk::InitEal("mroce-cts", eal); !up.ok()) return usage(up.error().message);
+    auto made = impairment::dpdk::CreatePool("mroce_impair", pool_size_, mbuf_size_);
+    if (!made.ok()) {
       impairment::dpdk::CleanupEal();
-      return usage(e);
+      return usage(made.error().message);
     }
+    rte_mempool* pool = *made;
     int rc = bench_ ? RunBench(pool, out, err) : RunBridge(profile, pool, interval_ns, duration_ns, idle_sleep_ns, out, err);
     rte_mempool_free(pool);
     impairment::dpdk::CleanupEal();
@@ -184,17 +184,18 @@ class ImpairCommand : public Command {
   int RunBridge(const impairment::dpdk::ImpairmentProfile& profile, rte_mempool* pool, int64_t interval_ns, int64_t duration_ns,
                 int64_t idle_sleep_ns, std::ostream& out, std::ostream& err) {
     namespace dp = impairment::dpdk;
-    uint16_t ports[2];
-    std::string e;
-    if (!dp::OpenPort(port0_, pool, &ports[0], &e)) {
-      err << "mroce-cts impair: error: --port0: " << e << "\n";
+    auto port0 = dp::OpenPort(port0_, pool);
+    if (!port0.ok()) {
+      err << "mroce-cts impair: error: --port0: " << port0.error().message << "\n";
       return harness::kExitUsage;
     }
-    if (!dp::OpenPort(port1_, pool, &ports[1], &e)) {
-      dp::ClosePort(ports[0]);
-      err << "mroce-cts impair: error: --port1: " << e << "\n";
+    auto port1 = dp::OpenPort(port1_, pool);
+    if (!port1.ok()) {
+      dp::ClosePort(*port0);
+      err << "mroce-cts impair: error: --port1: " << port1.error().message << "\n";
       return harness::kExitUsage;
     }
+    uint16_t ports[2] = {*port0, *port1};
     const std::string names[2] = {dp::PortName(ports[0]), dp::PortName(ports[1])};
     sim::Simulator sim;
     dp::Bridge::Options bo;
@@ -280,10 +281,12 @@ class ImpairCommand : public Command {
         << " without stages (testpmd --tx-first's loop), " << o.population << " with all stages on; " << o.seconds
         << " s per configuration" << (quick_ ? " (--quick: smoke test)" : "") << "\n";
     out.flush();
-    if (!dp::RunBridgeBench(o, pool, &rows, &e)) {
-      err << "mroce-cts impair: error: bench: " << e << "\n";
+    auto ran = dp::RunBridgeBench(o, pool);
+    if (!ran.ok()) {
+      err << "mroce-cts impair: error: bench: " << ran.error().message << "\n";
       return harness::kExitHarnessError;
     }
+    rows = std::move(*ran);
     for (const auto& r : rows) {
       out << "  " << r.name << ": " << Fmt("%.2f", r.mpps) << " Mpps (" << r.frames << " frames circulating; "
           << r.packets << " frames in " << Fmt("%.2f", r.seconds) << " s; " << r.description << ")\n";

@@ -15,14 +15,14 @@ class MergeCommand : public Command {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
-    std::string error;
-    if (!reports::MergeRunDirs(dirs_, out_dir_, &error)) {
-      err << "mroce-cts: error: " << error << "\n";
+    const Status merging = reports::MergeRunDirs(dirs_, out_dir_);
+    if (!merging.ok()) {
+      err << "mroce-cts: error: " << merging.error().message << "\n";
       return harness::kExitUsage;
     }
-    auto merged = reports::ReadRun(out_dir_, &error);
-    if (!merged) {
-      err << "mroce-cts: error: " << error << "\n";
+    auto merged = reports::ReadRun(out_dir_);
+    if (!merged.ok()) {
+      err << "mroce-cts: error: " << merged.error().message << "\n";
       return harness::kExitHarnessError;
     }
     harness::Summary s = harness::Summarize(*merged);

@@ -13,9 +13,9 @@ class ReportCommand : public Command {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
-    std::string error;
-    if (!reports::RerenderRunDir(dir_, &error)) {
-      err << "mroce-cts: error: " << error << "\n";
+    const Status rendered = reports::RerenderRunDir(dir_);
+    if (!rendered.ok()) {
+      err << "mroce-cts: error: " << rendered.error().message << "\n";
       return harness::kExitUsage;
     }
     out << "wrote " << dir_ << "/" << reports::kJunitXml << " and " << dir_ << "/" << reports::kReportHtml << "\n";

@@ -125,9 +125,8 @@ class RunCommand : public Command {
       err << "mroce-cts run: error: --out '" << out_ << "': " << ec.message() << "\n";
       return harness::kExitUsage;
     }
-    std::string werr;
-    if (!reports::WriteRunDir(out_, plan.run, &werr)) {
-      err << "mroce-cts run: error: cannot write the run directory: " << werr << "\n";
+    if (const Status w = reports::WriteRunDir(out_, plan.run); !w.ok()) {
+      err << "mroce-cts run: error: cannot write the run directory: " << w.error().message << "\n";
       return harness::kExitHarnessError;
     }
 
@@ -140,8 +139,8 @@ class RunCommand : public Command {
     if (!quiet_) options.on_result = [&](const campaign::Finished& f) { progress.Done(*f.result); };
     const campaign::ExecutedRun done = campaign::ExecuteRun(plan, options);
     const harness::RunResult& run = done.run;
-    if (!reports::WriteRunDir(out_, run, &werr)) {
-      err << "mroce-cts run: error: cannot write the run directory: " << werr << "\n";
+    if (const Status w = reports::WriteRunDir(out_, run); !w.ok()) {
+      err << "mroce-cts run: error: cannot write the run directory: " << w.error().message << "\n";
       return harness::kExitHarnessError;
     }
 

@@ -67,13 +67,12 @@ bool ParseHexBytes(std::string_view hex, std::vector<uint8_t>* out) {
 
 }  // namespace
 
-std::optional<FieldPattern> ParsePattern(std::string_view raw, std::string* error) {
+Result<FieldPattern> ParsePattern(std::string_view raw) {
   FieldPattern p;
   std::string t = Trim(raw);
   p.text = t;
-  auto bad = [&](const std::string& why) -> std::optional<FieldPattern> {
-    *error = "bad field value '" + t + "': " + why;
-    return std::nullopt;
+  auto bad = [&](const std::string& why) -> Result<FieldPattern> {
+    return MakeError("case.pattern", "bad field value '" + t + "': " + why);
   };
   uint64_t a = 0, b = 0;
   if (t == "*") {
@@ -470,9 +469,8 @@ class CaseParser {
         bool ok = v.size() > 0;
         if (!ok) r_.Error(v, p, "a list of alternatives must not be empty");
         for (size_t i = 0; i < v.size(); ++i) {
-          std::string err;
-          auto one = v[i].IsScalar() ? ParsePattern(v[i].Scalar(), &err) : std::nullopt;
-          if (!one || one->kind != FieldPattern::Kind::kExact) {
+          auto one = v[i].IsScalar() ? ParsePattern(v[i].Scalar()) : Result<FieldPattern>(Error{});
+          if (!one.ok() || one->kind != FieldPattern::Kind::kExact) {
             r_.Error(v[i], Index(p, i), "alternatives must be numbers");
             ok = false;
             continue;
@@ -483,10 +481,9 @@ class CaseParser {
         pat.text += "]";
         if (!ok) continue;
       } else if (v.IsScalar()) {
-        std::string err;
-        auto parsed = ParsePattern(v.Scalar(), &err);
-        if (!parsed) {
-          r_.Error(v, p, err);
+        auto parsed = ParsePattern(v.Scalar());
+        if (!parsed.ok()) {
+          r_.Error(v, p, parsed.error().message);
           continue;
         }
         pat = *parsed;

@@ -464,37 +464,40 @@ TEST(CaseDir, MissingPath) {
 // --- patterns (durations, sizes and rates: impairment/quantity_test.cc) -------------------------
 
 TEST(ValueParsers, Patterns) {
-  std::string e;
-  auto p = ParsePattern(">=10", &e);
-  ASSERT_TRUE(p);
+  auto p = ParsePattern(">=10");
+  ASSERT_TRUE(p.ok());
   EXPECT_TRUE(p->MatchesScalar(10));
   EXPECT_FALSE(p->MatchesScalar(9));
-  p = ParsePattern("<3", &e);
+  p = ParsePattern("<3");
   EXPECT_TRUE(p->MatchesScalar(2));
   EXPECT_FALSE(p->MatchesScalar(3));
-  p = ParsePattern("!=0", &e);
+  p = ParsePattern("!=0");
   EXPECT_TRUE(p->MatchesScalar(1));
   EXPECT_FALSE(p->MatchesScalar(0));
-  p = ParsePattern("0x20/0xf0", &e);
+  p = ParsePattern("0x20/0xf0");
   EXPECT_TRUE(p->MatchesScalar(0x2a));
   EXPECT_FALSE(p->MatchesScalar(0x3a));
-  p = ParsePattern("$psn-2", &e);
+  p = ParsePattern("$psn-2");
   EXPECT_EQ(p->variable, "psn");
   EXPECT_EQ(p->offset, -2);
-  p = ParsePattern("10.0.0.1", &e);
+  p = ParsePattern("10.0.0.1");
   EXPECT_EQ(p->bytes, (std::vector<uint8_t>{10, 0, 0, 1}));
-  EXPECT_TRUE(ParsePattern("true", &e)->MatchesScalar(1));
-  EXPECT_FALSE(ParsePattern("0x30/0x0f", &e));
-  EXPECT_FALSE(ParsePattern("hex:abc", &e));
-  p = ParsePattern("hex:a5b6*3", &e);
-  ASSERT_TRUE(p) << e;
+  EXPECT_TRUE(ParsePattern("true")->MatchesScalar(1));
+  EXPECT_FALSE(ParsePattern("0x30/0x0f").ok());
+  EXPECT_FALSE(ParsePattern("hex:abc").ok());
+  p = ParsePattern("hex:a5b6*3");
+  ASSERT_TRUE(p.ok()) << p.error().message;
   EXPECT_EQ(p->bytes, (std::vector<uint8_t>{0xa5, 0xb6, 0xa5, 0xb6, 0xa5, 0xb6}));
-  EXPECT_EQ(ParsePattern("hex:00*4096", &e)->bytes.size(), 4096u);
-  EXPECT_FALSE(ParsePattern("hex:00*0", &e));
-  EXPECT_FALSE(ParsePattern("hex:0000*40000", &e));
-  EXPECT_FALSE(ParsePattern("hex:00*x", &e));
-  EXPECT_FALSE(ParsePattern("banana", &e));
-  EXPECT_FALSE(ParsePattern("<0", &e));
+  EXPECT_EQ(ParsePattern("hex:00*4096")->bytes.size(), 4096u);
+  EXPECT_FALSE(ParsePattern("hex:00*0").ok());
+  EXPECT_FALSE(ParsePattern("hex:0000*40000").ok());
+  EXPECT_FALSE(ParsePattern("hex:00*x").ok());
+  EXPECT_FALSE(ParsePattern("banana").ok());
+  EXPECT_FALSE(ParsePattern("<0").ok());
+  auto bad = ParsePattern("banana");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "case.pattern");
+  EXPECT_EQ(bad.error().message.rfind("bad field value 'banana': ", 0), 0u) << bad.error().message;
 }
 
 }  // namespace

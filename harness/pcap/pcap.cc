@@ -17,23 +17,18 @@ struct Writer::Impl {
 
 Writer::~Writer() = default;
 
-std::unique_ptr<Writer> Writer::Open(const std::string& path, Status* status, uint32_t snap_length) {
+Result<std::unique_ptr<Writer>> Writer::Open(const std::string& path, uint32_t snap_length) {
   auto impl = std::make_unique<Writer::Impl>();
   impl->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, static_cast<int>(snap_length),
                                                     PCAP_TSTAMP_PRECISION_NANO);
-  if (impl->dead == nullptr) {
-    if (status) *status = Status::Error("pcap_open_dead failed");
-    return nullptr;
-  }
+  if (impl->dead == nullptr) return MakeError("pcap.create", "pcap_open_dead failed");
   impl->dumper = pcap_dump_open(impl->dead, path.c_str());
   if (impl->dumper == nullptr) {
-    if (status) *status = Status::Error("cannot create pcap '" + path + "': " + pcap_geterr(impl->dead));
-    return nullptr;
+    return MakeError("pcap.create", "cannot create pcap '" + path + "': " + pcap_geterr(impl->dead));
   }
   std::unique_ptr<Writer> w(new Writer());
   w->impl_ = std::move(impl);
   w->snap_length_ = snap_length;
-  if (status) *status = Status::Ok();
   return w;
 }
 
@@ -60,17 +55,13 @@ struct Reader::Impl {
 
 Reader::~Reader() = default;
 
-std::unique_ptr<Reader> Reader::Open(const std::string& path, Status* status) {
+Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   auto impl = std::make_unique<Reader::Impl>();
   impl->handle = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
-  if (impl->handle == nullptr) {
-    if (status) *status = Status::Error("cannot open pcap '" + path + "': " + errbuf);
-    return nullptr;
-  }
+  if (impl->handle == nullptr) return MakeError("pcap.open", "cannot open pcap '" + path + "': " + errbuf);
   std::unique_ptr<Reader> r(new Reader());
   r->impl_ = std::move(impl);
-  if (status) *status = Status::Ok();
   return r;
 }
 
@@ -85,21 +76,21 @@ std::optional<Record> Reader::Next() {
     rec.bytes.assign(data, data + hdr->caplen);
     return rec;
   }
-  if (rc == PCAP_ERROR) status_ = Status::Error(std::string("pcap read error: ") + pcap_geterr(impl_->handle));
+  if (rc == PCAP_ERROR) {
+    status_ = MakeError("pcap.read", std::string("pcap read error: ") + pcap_geterr(impl_->handle));
+  }
   return std::nullopt;
 }
 
 int Reader::link_type() const { return pcap_datalink(impl_->handle); }
 
-bool ReadAll(const std::string& path, std::vector<Record>* out, Status* status) {
-  auto r = Reader::Open(path, status);
-  if (!r) return false;
-  while (auto rec = r->Next()) out->push_back(std::move(*rec));
-  if (!r->status().ok) {
-    if (status) *status = r->status();
-    return false;
-  }
-  return true;
+Result<std::vector<Record>> ReadAll(const std::string& path) {
+  auto r = Reader::Open(path);
+  if (!r.ok()) return r.error();
+  std::vector<Record> out;
+  while (auto rec = (*r)->Next()) out.push_back(std::move(*rec));
+  if (!(*r)->status().ok()) return (*r)->status().error();
+  return out;
 }
 
 }  // namespace mroce::pcap

@@ -16,17 +16,18 @@ std::string TempPath(const char* name) {
 
 TEST(PcapTest, RoundTripNanosecondTimestamps) {
   const std::string path = TempPath("roundtrip.pcap");
-  Status st;
   {
-    auto w = Writer::Open(path, &st);
-    ASSERT_TRUE(w) << st.message;
+    auto opened = Writer::Open(path);
+    ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+    auto& w = *opened;
     std::vector<uint8_t> a(60, 0xab), b(1500, 0x01);
     w->Write(1, a);
     w->Write(3'000'000'123, b);
     EXPECT_EQ(w->records_written(), 2u);
   }
-  std::vector<Record> recs;
-  ASSERT_TRUE(ReadAll(path, &recs, &st)) << st.message;
+  auto read = ReadAll(path);
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  const std::vector<Record>& recs = *read;
   ASSERT_EQ(recs.size(), 2u);
   EXPECT_EQ(recs[0].time_ns, 1);
   EXPECT_EQ(recs[0].bytes, std::vector<uint8_t>(60, 0xab));
@@ -37,30 +38,36 @@ TEST(PcapTest, RoundTripNanosecondTimestamps) {
   unsigned char magic[4];
   f.read(reinterpret_cast<char*>(magic), 4);
   EXPECT_EQ(magic[0] | magic[1] << 8 | magic[2] << 16 | static_cast<uint32_t>(magic[3]) << 24, 0xa1b23c4du);
-  auto r = Reader::Open(path, &st);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->link_type(), DLT_EN10MB);
+  auto r = Reader::Open(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->link_type(), DLT_EN10MB);
+  EXPECT_TRUE((*r)->status().ok());
 }
 
 TEST(PcapTest, OpenFailuresCarryMessage) {
-  Status st;
-  EXPECT_FALSE(Writer::Open("/nonexistent-dir/x.pcap", &st));
-  EXPECT_FALSE(st.ok);
-  EXPECT_NE(st.message.find("/nonexistent-dir/x.pcap"), std::string::npos);
-  EXPECT_FALSE(Reader::Open("/nonexistent-dir/x.pcap", &st));
-  EXPECT_FALSE(st.ok);
+  auto w = Writer::Open("/nonexistent-dir/x.pcap");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, "pcap.create");
+  EXPECT_NE(w.error().message.find("/nonexistent-dir/x.pcap"), std::string::npos);
+  auto r = Reader::Open("/nonexistent-dir/x.pcap");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "pcap.open");
+  EXPECT_NE(r.error().message.find("/nonexistent-dir/x.pcap"), std::string::npos);
+  auto all = ReadAll("/nonexistent-dir/x.pcap");
+  ASSERT_FALSE(all.ok());
+  EXPECT_EQ(all.error().code, "pcap.open");
 }
 
 TEST(PcapTest, SnapLengthTruncatesButKeepsOriginalLength) {
   const std::string path = TempPath("snap.pcap");
-  Status st;
   {
-    auto w = Writer::Open(path, &st, 100);
-    ASSERT_TRUE(w);
-    w->Write(5, std::vector<uint8_t>(300, 7));
+    auto w = Writer::Open(path, 100);
+    ASSERT_TRUE(w.ok());
+    (*w)->Write(5, std::vector<uint8_t>(300, 7));
   }
-  std::vector<Record> recs;
-  ASSERT_TRUE(ReadAll(path, &recs, &st));
+  auto read = ReadAll(path);
+  ASSERT_TRUE(read.ok());
+  const std::vector<Record>& recs = *read;
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].bytes.size(), 100u);
   EXPECT_EQ(recs[0].original_length, 300u);

@@ -365,7 +365,7 @@ ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::Inject
   for (const auto& e : given) m.Set(e.name, e.value);
 
   auto f0 = wire::FromFieldMap(m);
-  if (!f0.ok()) return ref::MakeError("script.frame", f0.error().field + ": " + f0.error().message);
+  if (!f0.ok()) return ref::MakeError("script.frame", f0.error().code + ": " + f0.error().message);
   // Computed fields in two passes (lengths, then checksums/CRC over them); a value the step gives
   // explicitly is written back after each pass, so a deliberately wrong one survives.
   auto override_given = [&](const wire::Frame& f, const std::vector<std::string>& names) -> ref::Result<wire::Frame> {
@@ -377,7 +377,7 @@ ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::Inject
       if (const wire::FieldValue* v = given.Find(n)) fm.Set(n, *v);
     }
     auto r = wire::FromFieldMap(fm);
-    if (!r.ok()) return ref::MakeError("script.frame", r.error().field + ": " + r.error().message);
+    if (!r.ok()) return ref::MakeError("script.frame", r.error().code + ": " + r.error().message);
     return r.value();
   };
   wire::SerializeOptions lengths{true, false, false, true};

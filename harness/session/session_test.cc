@@ -194,9 +194,9 @@ TEST(SessionTest, EvidenceHasOneRecordPerDutEvent) {
   ASSERT_TRUE(r.harness_error.empty()) << r.harness_error;
   size_t tx_rx = 0;
   for (const auto& f : r.trace.frames) tx_rx += f.frame_no != 0 ? 1 : 0;
-  std::vector<pcap::Record> recs;
-  pcap::Status st;
-  ASSERT_TRUE(pcap::ReadAll((dir / "evidence" / (c.id + ".pcap")).string(), &recs, &st)) << st.message;
+  auto read = pcap::ReadAll((dir / "evidence" / (c.id + ".pcap")).string());
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  const std::vector<pcap::Record>& recs = *read;
   std::ifstream in(dir / "evidence" / (c.id + ".trace.jsonl"));
   size_t lines = 0, drops = 0;
   for (std::string l; std::getline(in, l);) {

@@ -91,8 +91,8 @@ bool Testbed::Build() {
     to.jsonl_path = (fs::path(options_.run_dir) / rec_->jsonl).string();
     to.keep_records = false;
     tap_ = std::make_unique<impairment::Tap>(fabric_.get(), kDutHost, to);
-    if (!tap_->status().ok) {
-      rec_->harness_error = "cannot write evidence: " + tap_->status().message;
+    if (!tap_->status().ok()) {
+      rec_->harness_error = "cannot write evidence: " + tap_->status().error().message;
       return false;
     }
   }

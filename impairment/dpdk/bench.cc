@@ -160,33 +160,36 @@ ImpairmentProfile BenchAllStagesProfile() {
   return prof;
 }
 
-bool RunBridgeBench(const BenchOptions& o, rte_mempool* pool, std::vector<BenchRow>* rows, std::string* error) {
-  uint16_t p0 = 0, p1 = 0;
-  if (!OpenPort("net_ring_mb0", pool, &p0, error)) return false;
-  if (!OpenPort("net_ring_mb1", pool, &p1, error)) {
-    ClosePort(p0);
-    return false;
+Result<std::vector<BenchRow>> RunBridgeBench(const BenchOptions& o, rte_mempool* pool) {
+  auto opened0 = OpenPort("net_ring_mb0", pool);
+  if (!opened0.ok()) return opened0.error();
+  auto opened1 = OpenPort("net_ring_mb1", pool);
+  if (!opened1.ok()) {
+    ClosePort(*opened0);
+    return opened1.error();
   }
+  const uint16_t p0 = *opened0, p1 = *opened1;
+  std::vector<BenchRow> rows;
   const ImpairmentProfile all = BenchAllStagesProfile();
   const unsigned tx_first_frames = 2u * o.burst;  // testpmd --tx-first's loop: one burst per port.
   // Row order is part of the interface (BenchRow comment): compared rows first.
-  rows->push_back(RunOne("stages off",
+  rows.push_back(RunOne("stages off",
                          "empty profile; every frame's Ethernet/IP/UDP/MetaRoCE headers parsed from the mbuf "
                          "(the PacketInfo stages match on), then forwarded",
                          nullptr, false, true, tx_first_frames, o, pool, p0, p1));
-  rows->push_back(RunOne("stages off (Packet path)",
+  rows.push_back(RunOne("stages off (Packet path)",
                          "empty pipelines, but every frame converted to a Packet and back", nullptr, true, false,
                          tx_first_frames, o, pool, p0, p1));
-  rows->push_back(RunOne("all stages on",
+  rows.push_back(RunOne("all stages on",
                          "loss.bernoulli 1%, duplicate 1%, delay 2us, reorder k=3 p=1% (per direction)", &all, false,
                          false, o.population, o, pool, p0, p1));
-  rows->push_back(RunOne("pointer forwarding (not compared)",
+  rows.push_back(RunOne("pointer forwarding (not compared)",
                          "empty profile, mbuf pointers moved between the rings, frame data never read: "
                          "no per-frame work comparable to macswap",
                          nullptr, false, false, tx_first_frames, o, pool, p0, p1));
   ClosePort(p0);
   ClosePort(p1);
-  return true;
+  return rows;
 }
 
 std::vector<double> ParseTestpmdTxPps(const std::string& output) {

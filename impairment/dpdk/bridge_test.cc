@@ -27,32 +27,41 @@ using impairment::testing::MakeFrame;
 
 rte_mempool* g_pool = nullptr;
 
-bool EalUp(std::string* why) {
+// The EAL and the test pool, started once per process.
+mroce::Status EalUp() {
   static int state = 0;
-  static std::string error;
+  static mroce::Status status;
   if (state == 0) {
     const std::vector<std::string> args = {"--no-huge", "--no-pci", "-m", "512", "--file-prefix",
                                            "mroce-dpdk-test-" + std::to_string(getpid()), "--log-level", "*:error"};
-    state = InitEal("mroce_impairment_dpdk_test", args, &error) ? 1 : -1;
+    status = InitEal("mroce_impairment_dpdk_test", args);
+    state = status.ok() ? 1 : -1;
     if (state == 1) {
-      g_pool = CreatePool("mroce_test_pool", 8191, &error);
-      if (g_pool == nullptr) state = -1;
+      auto pool = CreatePool("mroce_test_pool", 8191);
+      if (pool.ok()) {
+        g_pool = *pool;
+      } else {
+        status = pool.error();
+        state = -1;
+      }
     }
   }
-  *why = error;
-  return state == 1;
+  return status;
 }
 
 class BridgeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!EalUp(&why)) GTEST_SKIP() << "DPDK EAL did not start: " << why;
-    std::string e;
+    const mroce::Status eal_up = EalUp();
+    if (!eal_up.ok()) GTEST_SKIP() << "DPDK EAL did not start: " << eal_up.error().message;
     static int instance = 0;  // Fresh ring names per test (a removed net_ring keeps its rings).
     ++instance;
-    ASSERT_TRUE(OpenPort("net_ring_a" + std::to_string(instance), g_pool, &p0_, &e)) << e;
-    ASSERT_TRUE(OpenPort("net_ring_b" + std::to_string(instance), g_pool, &p1_, &e)) << e;
+    auto a = OpenPort("net_ring_a" + std::to_string(instance), g_pool);
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    auto b = OpenPort("net_ring_b" + std::to_string(instance), g_pool);
+    ASSERT_TRUE(b.ok()) << b.error().message;
+    p0_ = *a;
+    p1_ = *b;
     opened_ = true;
     avail_before_ = rte_mempool_avail_count(g_pool);
   }

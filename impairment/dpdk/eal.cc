@@ -52,12 +52,9 @@ std::vector<std::string> SplitArgs(const std::string& text) {
   return out;
 }
 
-bool InitEal(const std::string& program, const std::vector<std::string>& args, std::string* error) {
-  if (g_eal_state == 1) return true;
-  if (g_eal_state == -1) {
-    *error = g_eal_error;  // rte_eal_init cannot be retried in one process.
-    return false;
-  }
+Status InitEal(const std::string& program, const std::vector<std::string>& args) {
+  if (g_eal_state == 1) return OkStatus();
+  if (g_eal_state == -1) return MakeError("dpdk.eal", g_eal_error);  // rte_eal_init cannot be retried in one process.
   std::vector<std::string> storage;
   storage.push_back(program);
   storage.insert(storage.end(), args.begin(), args.end());
@@ -74,11 +71,10 @@ bool InitEal(const std::string& program, const std::vector<std::string>& args, s
     const int e = rte_errno;
     g_eal_error = "DPDK EAL initialisation failed with arguments '" + joined + "': " + rte_strerror(e) + " (" +
                   std::to_string(e) + ")" + (e == EINVAL ? "; an argument is not valid (the EAL's message above names it)" : "");
-    *error = g_eal_error;
-    return false;
+    return MakeError("dpdk.eal", g_eal_error);
   }
   g_eal_state = 1;
-  return true;
+  return OkStatus();
 }
 
 void CleanupEal() {
@@ -86,52 +82,47 @@ void CleanupEal() {
   g_eal_state = 0;
 }
 
-rte_mempool* CreatePool(const std::string& name, unsigned count, std::string* error, unsigned data_room) {
+Result<rte_mempool*> CreatePool(const std::string& name, unsigned count, unsigned data_room) {
   const unsigned room = data_room == 0 ? RTE_MBUF_DEFAULT_BUF_SIZE : data_room + RTE_PKTMBUF_HEADROOM;
   rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), count, 256, 0, static_cast<uint16_t>(room),
                                               static_cast<int>(rte_socket_id()));
   if (pool == nullptr) {
-    *error = "cannot create mbuf pool '" + name + "' of " + std::to_string(count) + " mbufs: " + Errno(0) +
-             " (give the EAL more memory: -m)";
+    return MakeError("dpdk.pool", "cannot create mbuf pool '" + name + "' of " + std::to_string(count) +
+                                      " mbufs: " + Errno(0) + " (give the EAL more memory: -m)");
   }
   return pool;
 }
 
-bool OpenPort(const std::string& spec, rte_mempool* pool, uint16_t* port, std::string* error) {
+Result<uint16_t> OpenPort(const std::string& spec, rte_mempool* pool) {
   uint16_t id = 0;
   const std::string name = spec.substr(0, spec.find(','));
   if (name.empty()) {
-    *error = "empty port name";
-    return false;
+    return MakeError("dpdk.port", "empty port name");
   }
   if (rte_eth_dev_get_port_by_name(name.c_str(), &id) != 0) {
     if (name.rfind("net_", 0) == 0) {
       const int rc = rte_dev_probe(spec.c_str());  // The vdev bus takes "net_<driver><n>[,args]".
       if (rc != 0) {
-        *error = "cannot create virtual device '" + spec + "': " + Errno(rc) +
-                 " (is the driver available? e.g. net_ring0, net_null0, net_memif0, net_af_packet0,iface=veth0)";
-        return false;
+        return MakeError("dpdk.port", "cannot create virtual device '" + spec + "': " + Errno(rc) +
+                 " (is the driver available? e.g. net_ring0, net_null0, net_memif0, net_af_packet0,iface=veth0)");
       }
       g_vdevs.insert(name);
     } else {
       const int rc = rte_dev_probe(spec.c_str());
       if (rc != 0) {
-        *error = "cannot probe device '" + spec + "': " + Errno(rc) +
-                 " (a PCI address needs the device bound to vfio-pci/uio and no --no-pci in --eal)";
-        return false;
+        return MakeError("dpdk.port", "cannot probe device '" + spec + "': " + Errno(rc) +
+                 " (a PCI address needs the device bound to vfio-pci/uio and no --no-pci in --eal)");
       }
     }
     if (rte_eth_dev_get_port_by_name(name.c_str(), &id) != 0) {
-      *error = "device '" + spec + "' was created but is not an Ethernet port";
-      return false;
+      return MakeError("dpdk.port", "device '" + spec + "' was created but is not an Ethernet port");
     }
   }
   rte_eth_conf conf;
   std::memset(&conf, 0, sizeof(conf));
   int rc = rte_eth_dev_configure(id, 1, 1, &conf);
   if (rc != 0) {
-    *error = "port " + name + ": configure failed: " + Errno(rc);
-    return false;
+    return MakeError("dpdk.port", "port " + name + ": configure failed: " + Errno(rc));
   }
   uint16_t nb_rx = 1024, nb_tx = 1024;
   rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
@@ -139,23 +130,19 @@ bool OpenPort(const std::string& spec, rte_mempool* pool, uint16_t* port, std::s
   const unsigned sock = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
   rc = rte_eth_rx_queue_setup(id, 0, nb_rx, sock, nullptr, pool);
   if (rc != 0) {
-    *error = "port " + name + ": RX queue setup failed: " + Errno(rc);
-    return false;
+    return MakeError("dpdk.port", "port " + name + ": RX queue setup failed: " + Errno(rc));
   }
   rc = rte_eth_tx_queue_setup(id, 0, nb_tx, sock, nullptr);
   if (rc != 0) {
-    *error = "port " + name + ": TX queue setup failed: " + Errno(rc);
-    return false;
+    return MakeError("dpdk.port", "port " + name + ": TX queue setup failed: " + Errno(rc));
   }
   rc = rte_eth_dev_start(id);
   if (rc != 0) {
-    *error = "port " + name + ": start failed: " + Errno(rc);
-    return false;
+    return MakeError("dpdk.port", "port " + name + ": start failed: " + Errno(rc));
   }
   rte_eth_promiscuous_enable(id);  // Not every driver supports it; a bump in the wire wants it.
   rte_eth_stats_reset(id);
-  *port = id;
-  return true;
+  return id;
 }
 
 std::string PortName(uint16_t port) {

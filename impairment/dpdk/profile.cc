@@ -13,15 +13,15 @@
 namespace mroce::impairment::dpdk {
 namespace {
 
-ref::Error Failed(const std::vector<ConfigDiagnostic>& errors, const std::string& file) {
+mroce::Error Failed(const std::vector<ConfigDiagnostic>& errors, const std::string& file) {
   std::string text;
   for (const ConfigDiagnostic& d : errors) text += (text.empty() ? "" : "\n") + d.ToString(file);
-  return ref::MakeError("profile", text);
+  return mroce::MakeError("profile", text);
 }
 
 }  // namespace
 
-ref::Result<ImpairmentProfile> LoadProfileString(std::string_view yaml, const std::string& file_name) {
+mroce::Result<ImpairmentProfile> LoadProfileString(std::string_view yaml, const std::string& file_name) {
   std::vector<ConfigDiagnostic> errors;
   YAML::Node loaded;
   try {
@@ -64,9 +64,9 @@ ref::Result<ImpairmentProfile> LoadProfileString(std::string_view yaml, const st
   return prof;
 }
 
-ref::Result<ImpairmentProfile> LoadProfile(const std::string& path) {
+mroce::Result<ImpairmentProfile> LoadProfile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ref::MakeError("profile", path + ": cannot read file");
+  if (!in) return mroce::MakeError("profile", path + ": cannot read file");
   std::ostringstream text;
   text << in.rdbuf();
   return LoadProfileString(text.str(), path);

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wire::FrameView fast;
   const bool ok = wire::FrameView::TryLocate(in, &fast);
   Require(ok == full.ok(), "TryLocate and Locate disagree");
-  if (!ok) Require(!full.error().field.empty() && !full.error().message.empty(), "Locate error without field/message");
+  if (!ok) Require(!full.error().code.empty() && !full.error().message.empty(), "Locate error without field/message");
 
   impairment::PacketInfo info;
   impairment::ParsePacketInfo(in, &info);

@@ -82,9 +82,8 @@ std::vector<harness::RunResult> Shards() {
 }
 
 TEST(Merge, UnitesShards) {
-  std::string error;
-  auto merged = MergeRuns(Shards(), &error);
-  ASSERT_TRUE(merged) << error;
+  auto merged = MergeRuns(Shards());
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
   harness::RunResult want = testing::SampleRun();
   want.started_at = "2025-01-31T11:59:00Z";
   want.finished_at = "2025-01-31T12:05:00Z";
@@ -94,26 +93,27 @@ TEST(Merge, UnitesShards) {
 TEST(Merge, IdenticalDuplicatesAreFineConflictsAreNot) {
   auto shards = Shards();
   shards[1].tests.push_back(shards[0].tests[0]);
-  std::string error;
-  EXPECT_TRUE(MergeRuns(shards, &error)) << error;
+  EXPECT_TRUE(MergeRuns(shards).ok());
   shards[1].tests.back().verdict = Verdict::kFail;
-  EXPECT_FALSE(MergeRuns(shards, &error));
-  EXPECT_EQ(error, "case '" + shards[0].tests[0].id + "' has conflicting results in shard 1 and shard 2");
+  auto conflict = MergeRuns(shards);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.error().code, "report.merge");
+  EXPECT_EQ(conflict.error().message, "case '" + shards[0].tests[0].id + "' has conflicting results in shard 1 and shard 2");
 }
 
 TEST(Merge, ShardsMustAgree) {
   auto shards = Shards();
   shards[1].dut.identity = "rocev2";
-  std::string error;
-  EXPECT_FALSE(MergeRuns(shards, &error));
-  EXPECT_NE(error.find("DUT identity 'rocev2'"), std::string::npos);
+  auto refused = MergeRuns(shards);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("DUT identity 'rocev2'"), std::string::npos);
   shards = Shards();
   shards[1].seed = 7;
-  EXPECT_FALSE(MergeRuns(shards, &error));
+  EXPECT_FALSE(MergeRuns(shards).ok());
   shards = Shards();
   shards[0].incomplete = true;
-  auto merged = MergeRuns(shards, &error);
-  ASSERT_TRUE(merged);
+  auto merged = MergeRuns(shards);
+  ASSERT_TRUE(merged.ok());
   EXPECT_TRUE(merged->incomplete);
 }
 
@@ -121,39 +121,40 @@ TEST(RunDir, WriteReadRerenderMerge) {
   fs::path root = fs::temp_directory_path() / ("mroce_reports_test_" + std::to_string(::getpid()));
   fs::remove_all(root);
   auto shards = Shards();
-  std::string error;
   for (int i = 0; i < 2; ++i) {
     fs::path dir = root / ("shard" + std::to_string(i));
-    ASSERT_TRUE(WriteRunDir(dir.string(), shards[i], &error)) << error;
+    ASSERT_TRUE(WriteRunDir(dir.string(), shards[i]).ok());
     fs::create_directories(dir / "evidence");
     std::ofstream(dir / "evidence" / ("s" + std::to_string(i) + ".pcap")) << "pcap";
     EXPECT_TRUE(fs::exists(dir / "report.json"));
     EXPECT_TRUE(fs::exists(dir / "junit.xml"));
     EXPECT_TRUE(fs::exists(dir / "report.html"));
   }
-  auto back = ReadRun((root / "shard0").string(), &error);
-  ASSERT_TRUE(back) << error;
+  auto back = ReadRun((root / "shard0").string());
+  ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, shards[0]);
   // Re-rendering reproduces the same files byte for byte.
   std::ifstream in(root / "shard0" / "report.html");
   std::string before((std::istreambuf_iterator<char>(in)), {});
   fs::remove(root / "shard0" / "report.html");
-  ASSERT_TRUE(RerenderRunDir((root / "shard0").string(), &error)) << error;
+  ASSERT_TRUE(RerenderRunDir((root / "shard0").string()).ok());
   std::ifstream in2(root / "shard0" / "report.html");
   std::string after((std::istreambuf_iterator<char>(in2)), {});
   EXPECT_EQ(before, after);
-  ASSERT_TRUE(MergeRunDirs({(root / "shard0").string(), (root / "shard1").string()}, (root / "merged").string(), &error)) << error;
+  ASSERT_TRUE(MergeRunDirs({(root / "shard0").string(), (root / "shard1").string()}, (root / "merged").string()).ok());
   EXPECT_TRUE(fs::exists(root / "merged" / "evidence" / "s0.pcap"));
   EXPECT_TRUE(fs::exists(root / "merged" / "evidence" / "s1.pcap"));
-  auto merged = ReadRun((root / "merged").string(), &error);
-  ASSERT_TRUE(merged) << error;
+  auto merged = ReadRun((root / "merged").string());
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
   EXPECT_EQ(merged->tests.size(), 5u);
   // No temporary files left behind.
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
   }
-  EXPECT_FALSE(ReadRun((root / "nope").string(), &error));
-  EXPECT_NE(error.find("no such file"), std::string::npos);
+  auto nope = ReadRun((root / "nope").string());
+  ASSERT_FALSE(nope.ok());
+  EXPECT_EQ(nope.error().code, "report.read");
+  EXPECT_NE(nope.error().message.find("no such file"), std::string::npos);
   fs::remove_all(root);
 }
 

@@ -17,39 +17,38 @@ int Count(const std::string& s, const std::string& needle) {
 }
 
 // A tiny well-formedness check: tags nest, attributes are quoted, no raw '<' or '&' in text.
-bool WellFormed(const std::string& xml, std::string* why) {
+::testing::AssertionResult WellFormed(const std::string& xml) {
   std::vector<std::string> stack;
   size_t i = xml.find("?>");
-  if (xml.rfind("<?xml", 0) != 0 || i == std::string::npos) return *why = "no XML declaration", false;
+  if (xml.rfind("<?xml", 0) != 0 || i == std::string::npos) return ::testing::AssertionFailure() << "no XML declaration";
   i += 2;
   static const std::regex kTag(R"(<(/?)([A-Za-z_][\w.-]*)((\s+[A-Za-z_][\w.-]*="[^"<&]*(&(amp|lt|gt|quot|apos);[^"<&]*)*")*)\s*(/?)>)");
   while (i < xml.size()) {
     size_t lt = xml.find('<', i);
     std::string text = xml.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
     static const std::regex kBadAmp(R"(&(?!(amp|lt|gt|quot|apos);))");
-    if (std::regex_search(text, kBadAmp)) return *why = "bare & in text", false;
+    if (std::regex_search(text, kBadAmp)) return ::testing::AssertionFailure() << "bare & in text";
     if (lt == std::string::npos) break;
     std::smatch m;
     std::string rest = xml.substr(lt);
     if (!std::regex_search(rest, m, kTag, std::regex_constants::match_continuous)) {
-      return *why = "bad tag at " + std::to_string(lt) + ": " + rest.substr(0, 60), false;
+      return ::testing::AssertionFailure() << "bad tag at " + std::to_string(lt) + ": " + rest.substr(0, 60);
     }
     if (m[1] == "/") {
-      if (stack.empty() || stack.back() != m[2]) return *why = "mismatched </" + m[2].str() + ">", false;
+      if (stack.empty() || stack.back() != m[2]) return ::testing::AssertionFailure() << "mismatched </" + m[2].str() + ">";
       stack.pop_back();
     } else if (m[7] != "/") {
       stack.push_back(m[2]);
     }
     i = lt + m[0].length();
   }
-  if (!stack.empty()) return *why = "unclosed <" + stack.back() + ">", false;
-  return true;
+  if (!stack.empty()) return ::testing::AssertionFailure() << "unclosed <" + stack.back() + ">";
+  return ::testing::AssertionSuccess();
 }
 
 TEST(Junit, WellFormedWithOneTestcasePerCase) {
   std::string xml = RenderJunit(testing::SampleRun());
-  std::string why;
-  EXPECT_TRUE(WellFormed(xml, &why)) << why << "\n" << xml;
+  EXPECT_TRUE(WellFormed(xml)) << "\n" << xml;
   EXPECT_EQ(Count(xml, "<testcase "), 5);
   EXPECT_EQ(Count(xml, "<failure "), 2);   // fail + inconclusive
   EXPECT_EQ(Count(xml, "<error "), 0);     // The only error is waived ...
@@ -67,8 +66,7 @@ TEST(Junit, UnwaivedErrorIsAnErrorElement) {
   for (auto& t : run.tests) t.expectation = harness::ExpectationStatus::kNone;
   std::string xml = RenderJunit(run);
   EXPECT_EQ(Count(xml, "<error "), 1);
-  std::string why;
-  EXPECT_TRUE(WellFormed(xml, &why)) << why;
+  EXPECT_TRUE(WellFormed(xml));
 }
 
 TEST(Junit, Escape) { EXPECT_EQ(XmlEscape("a<b>&\"'\x02\n"), "a&lt;b&gt;&amp;&quot;&apos;\n"); }

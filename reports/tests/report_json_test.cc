@@ -78,23 +78,24 @@ TEST(ReportJson, SchemaRejectsBrokenReports) {
 
 TEST(ReportJson, RoundTrip) {
   harness::RunResult run = testing::SampleRun();
-  std::string error;
-  auto back = FromJson(ToJson(run), &error);
-  ASSERT_TRUE(back) << error;
+  auto back = FromJson(ToJson(run));
+  ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, run);
   EXPECT_EQ(RenderReportJson(*back), RenderReportJson(run));
 }
 
 TEST(ReportJson, ReadErrorsNameTheKey) {
   nlohmann::json j = ToJson(testing::SampleRun());
-  std::string error;
   j["tests"][1]["verdict"] = 3;
-  EXPECT_FALSE(FromJson(j, &error));
-  EXPECT_EQ(error, "tests[1].verdict: expected string, got number");
+  auto bad = FromJson(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "report.schema");
+  EXPECT_EQ(bad.error().message, "tests[1].verdict: expected string, got number");
   j = ToJson(testing::SampleRun());
   j["schema"] = "other/v9";
-  EXPECT_FALSE(FromJson(j, &error));
-  EXPECT_NE(error.find("unsupported report schema"), std::string::npos);
+  bad = FromJson(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("unsupported report schema"), std::string::npos);
 }
 
 }  // namespace

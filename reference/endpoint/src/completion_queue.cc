@@ -30,22 +30,4 @@ std::string_view CompletionStatusName(CompletionStatus s) {
   return "?";
 }
 
-bool CompletionQueue::Push(const Completion& c) {
-  if (q_.size() >= capacity_) {
-    ++overflows_;
-    return false;
-  }
-  q_.push_back(c);
-  return true;
-}
-
-std::vector<Completion> CompletionQueue::Poll(size_t max) {
-  std::vector<Completion> out;
-  while (!q_.empty() && out.size() < max) {
-    out.push_back(q_.front());
-    q_.pop_front();
-  }
-  return out;
-}
-
 }  // namespace mroce::ref

@@ -5,7 +5,8 @@
 namespace mroce::rocev2 {
 namespace {
 
-TEST(CompletionQueueTest, PollsInPushOrderAndBoundsCapacity) {
+// The queue itself is tested in reference/verbs; here the RoCEv2 record through it.
+TEST(CompletionQueueTest, HoldsTheRoceRecord) {
   CompletionQueue cq(2);
   EXPECT_TRUE(cq.Push({.wr_id = 1}));
   EXPECT_TRUE(cq.Push({.wr_id = 2}));

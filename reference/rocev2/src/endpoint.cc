@@ -62,7 +62,7 @@ Status RoceEndpoint::PostSend(Qpn qpn, const SendWr& wr, TimeNs now) {
 void RoceEndpoint::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) {
   auto parsed = wire::ParseFrame(frame);
   if (!parsed.ok()) {
-    frame_counters_.Add(parsed.error().field == "icrc" ? Counter::kIcrcErrors : Counter::kParseErrors);
+    frame_counters_.Add(parsed.error().code == "icrc" ? Counter::kIcrcErrors : Counter::kParseErrors);
     return;
   }
   const wire::RocePacket* pkt = parsed->roce();

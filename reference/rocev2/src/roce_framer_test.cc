@@ -49,7 +49,7 @@ TEST(RoceFramerTest, BuildsFrameTheCodecParsesWithValidIcrc) {
   bytes[bytes.size() - 10] ^= 1;  // corrupt a payload byte
   auto bad = wire::ParseFrame(bytes);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().field, "icrc");
+  EXPECT_EQ(bad.error().code, "icrc");
 }
 
 TEST(RoceFramerTest, PadCountBeyondPayloadYieldsEmpty) {

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     opts.verify_ip_checksum = verify;
     auto f = ParseFrame(in, opts);
     if (!f) {
-      if (f.error().field.empty()) std::abort();
+      if (f.error().code.empty()) std::abort();
       continue;
     }
     const std::vector<uint8_t> out = SerializeFrame(*f, SerializeOptions::Exact());

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (bool verify : {true, false}) {
     auto p = ParseMeta(in, 7, verify);
     if (!p) {
-      if (p.error().field.empty() || p.error().offset < 7) std::abort();
+      if (p.error().code.empty() || p.error().offset < 7) std::abort();
       continue;
     }
     if (!ch || !(p->ch == *ch)) std::abort();

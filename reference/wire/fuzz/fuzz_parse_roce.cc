@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)RoceIcrc(in);  // any bytes: must stay in bounds
   auto p = ParseRoce(in);
   if (!p) {
-    if (p.error().field.empty()) std::abort();
+    if (p.error().code.empty()) std::abort();
     return 0;
   }
   const auto out = SerializeRoce(*p);

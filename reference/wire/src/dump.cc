@@ -45,10 +45,10 @@ Status TakeU64(const FieldMap& m, std::vector<bool>& used, std::string_view name
     if (es[i].name != name) continue;
     used[i] = true;
     const uint64_t* u = std::get_if<uint64_t>(&es[i].value);
-    if (u == nullptr) return ParseError{std::string(name), i, "expected an integer, got bytes"};
+    if (u == nullptr) return FieldError(std::string(name), i, "expected an integer, got bytes");
     if (bits < 64 && (*u >> bits) != 0) {
-      return ParseError{std::string(name), i,
-                        Format("value %llu does not fit in %u bits", static_cast<unsigned long long>(*u), bits)};
+      return FieldError(std::string(name), i,
+                        Format("value %llu does not fit in %u bits", static_cast<unsigned long long>(*u), bits));
     }
     out = *u;
   }
@@ -61,7 +61,7 @@ Status TakeBytes(const FieldMap& m, std::vector<bool>& used, std::string_view na
     if (es[i].name != name) continue;
     used[i] = true;
     const Bytes* b = std::get_if<Bytes>(&es[i].value);
-    if (b == nullptr) return ParseError{std::string(name), i, "expected bytes, got an integer"};
+    if (b == nullptr) return FieldError(std::string(name), i, "expected bytes, got an integer");
     out = *b;
   }
   return {};
@@ -70,9 +70,9 @@ Status TakeBytes(const FieldMap& m, std::vector<bool>& used, std::string_view na
 Status CheckAllUsed(const FieldMap& m, const std::vector<bool>& used) {
   for (size_t i = 0; i < used.size(); ++i) {
     if (!used[i]) {
-      return ParseError{m.entries()[i].name, i,
+      return FieldError(m.entries()[i].name, i,
                         "unknown field (not a field of the layers this map selects: check the "
-                        "opcode and the ip4/ip6, ch/bth prefixes)"};
+                        "opcode and the ip4/ip6, ch/bth prefixes)");
     }
   }
   return {};
@@ -232,7 +232,7 @@ Result<Frame> FromFieldMap(const FieldMap& m) {
   }
   const bool meta = HasPrefix(m, "ch.");
   const bool roce = HasPrefix(m, "bth.");
-  if (meta && roce) return ParseError{"bth.opcode", 0, "map has both ch.* (MetaRoCE) and bth.* (RoCEv2) fields"};
+  if (meta && roce) return FieldError("bth.opcode", 0, "map has both ch.* (MetaRoCE) and bth.* (RoCEv2) fields");
   if (roce) f.udp.dport = kRoceUdpPort;
   MROCE_TRY(ReadFromMap(kUdpTable, m, used, f.udp));
   if (meta) {
@@ -351,7 +351,7 @@ Result<std::vector<uint8_t>> ParseHex(std::string_view hex) {
     else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
     else if (std::isspace(static_cast<unsigned char>(c))) continue;
-    else return ParseError{"hex", i, Format("invalid hex character '%c'", c)};
+    else return FieldError("hex", i, Format("invalid hex character '%c'", c));
     if (pending < 0) {
       pending = v;
     } else {
@@ -359,7 +359,7 @@ Result<std::vector<uint8_t>> ParseHex(std::string_view hex) {
       pending = -1;
     }
   }
-  if (pending >= 0) return ParseError{"hex", hex.size(), "odd number of hex digits"};
+  if (pending >= 0) return FieldError("hex", hex.size(), "odd number of hex digits");
   return out;
 }
 

@@ -13,10 +13,10 @@ using internal::Load16;
 using internal::Store16;
 
 namespace {
-ParseError Overflow(const char* field, size_t field_off, size_t need, size_t base, size_t have) {
-  return ParseError{field, base + field_off,
+Error Overflow(const char* field, size_t field_off, size_t need, size_t base, size_t have) {
+  return FieldError(field, base + field_off,
                     Format("Ethernet header overflows packet: need %zu bytes at offset %zu, have %zu",
-                           need, base, have)};
+                           need, base, have));
 }
 }  // namespace
 

@@ -65,9 +65,9 @@ Status ReadFields(const FieldSpec<T> (&table)[N], const char* label, size_t head
   for (const auto& f : table) {
     if (start > bytes.size() || bytes.size() - start < f.end_byte()) {
       size_t have = start > bytes.size() ? 0 : bytes.size() - start;
-      return ParseError{f.name, base_offset + start + f.byte_offset,
+      return FieldError(f.name, base_offset + start + f.byte_offset,
                         Format("%s header overflows packet: need %zu bytes at offset %zu, have %zu",
-                               label, header_size, base_offset + start, have)};
+                               label, header_size, base_offset + start, have));
     }
     const uint8_t* p = bytes.data() + start + f.byte_offset;
     if (f.bytes != nullptr) {
@@ -79,12 +79,12 @@ Status ReadFields(const FieldSpec<T> (&table)[N], const char* label, size_t head
     if (f.set == nullptr) {
       uint64_t want = f.get(T{});
       if (v != want) {
-        return ParseError{f.name, base_offset + start + f.byte_offset,
+        return FieldError(f.name, base_offset + start + f.byte_offset,
                           Format("%s: expected %llu (0x%llx), got %llu (0x%llx)", f.name,
                                  static_cast<unsigned long long>(want),
                                  static_cast<unsigned long long>(want),
                                  static_cast<unsigned long long>(v),
-                                 static_cast<unsigned long long>(v))};
+                                 static_cast<unsigned long long>(v)));
       }
       continue;
     }
@@ -133,20 +133,20 @@ Status ReadFromMap(const FieldSpec<T> (&table)[N], const FieldMap& map, std::vec
       const FieldValue& v = entries[i].value;
       if (f.bytes != nullptr) {
         const Bytes* b = std::get_if<Bytes>(&v);
-        if (b == nullptr) return ParseError{f.name, i, "expected bytes, got an integer"};
+        if (b == nullptr) return FieldError(f.name, i, "expected bytes, got an integer");
         if (b->size() != f.bit_width / 8u) {
-          return ParseError{f.name, i, Format("expected %u bytes, got %zu", f.bit_width / 8u, b->size())};
+          return FieldError(f.name, i, Format("expected %u bytes, got %zu", f.bit_width / 8u, b->size()));
         }
         uint8_t* dst = f.bytes(out);
         for (size_t k = 0; k < b->size(); ++k) dst[k] = (*b)[k];
       } else {
         const uint64_t* u = std::get_if<uint64_t>(&v);
-        if (u == nullptr) return ParseError{f.name, i, "expected an integer, got bytes"};
+        if (u == nullptr) return FieldError(f.name, i, "expected an integer, got bytes");
         if (f.bit_width < 64 && (*u >> f.bit_width) != 0) {
-          return ParseError{f.name, i,
+          return FieldError(f.name, i,
                             Format("value %llu (0x%llx) does not fit in %u bits",
                                    static_cast<unsigned long long>(*u),
-                                   static_cast<unsigned long long>(*u), f.bit_width)};
+                                   static_cast<unsigned long long>(*u), f.bit_width));
         }
         f.set(out, *u);
       }

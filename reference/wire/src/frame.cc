@@ -26,18 +26,18 @@ Result<Frame> ParseFrame(std::span<const uint8_t> bytes, const ParseOptions& opt
     auto ip = ParseIpv4(bytes.subspan(l3), l3, opts.verify_ip_checksum);
     if (!ip) return ip.error();
     if ((ip->flags & kIpv4FlagMf) != 0 || ip->frag_offset != 0) {
-      return ParseError{"ip4.frag_offset", l3 + 6,
+      return FieldError("ip4.frag_offset", l3 + 6,
                         Format("IPv4 fragments are not supported (MF %u, fragment offset %u)",
-                               ip->flags & kIpv4FlagMf, ip->frag_offset)};
+                               ip->flags & kIpv4FlagMf, ip->frag_offset));
     }
     if (ip->protocol != kIpProtoUdp) {
-      return ParseError{"ip4.protocol", l3 + 9, Format("IP protocol %u is not UDP (17)", ip->protocol)};
+      return FieldError("ip4.protocol", l3 + 9, Format("IP protocol %u is not UDP (17)", ip->protocol));
     }
     if (ip->total_len < kIpv4HeaderSize || l3 + ip->total_len > bytes.size()) {
-      return ParseError{"ip4.total_len", l3 + 2,
+      return FieldError("ip4.total_len", l3 + 2,
                         Format("IPv4 total length %u does not fit: %zu bytes from the IP header to "
                                "the end of the frame (header is 20)",
-                               ip->total_len, bytes.size() - l3)};
+                               ip->total_len, bytes.size() - l3));
     }
     ip_end = l3 + ip->total_len;
     l4 = l3 + kIpv4HeaderSize;
@@ -46,41 +46,41 @@ Result<Frame> ParseFrame(std::span<const uint8_t> bytes, const ParseOptions& opt
     auto ip = ParseIpv6(bytes.subspan(l3), l3);
     if (!ip) return ip.error();
     if (ip->next_header != kIpProtoUdp) {
-      return ParseError{"ip6.next_header", l3 + 6,
+      return FieldError("ip6.next_header", l3 + 6,
                         Format("IPv6 next header %u is not UDP (17); extension headers are not "
-                               "supported", ip->next_header)};
+                               "supported", ip->next_header));
     }
     if (l3 + kIpv6HeaderSize + ip->payload_len > bytes.size()) {
-      return ParseError{"ip6.payload_len", l3 + 4,
+      return FieldError("ip6.payload_len", l3 + 4,
                         Format("IPv6 payload length %u exceeds the %zu bytes after the IPv6 header",
-                               ip->payload_len, bytes.size() - l3 - kIpv6HeaderSize)};
+                               ip->payload_len, bytes.size() - l3 - kIpv6HeaderSize));
     }
     ip_end = l3 + kIpv6HeaderSize + ip->payload_len;
     l4 = l3 + kIpv6HeaderSize;
     f.ip = *ip;
   } else {
     const size_t off = f.eth.vlan_tci ? 16 : 12;
-    return ParseError{"eth.type", off,
+    return FieldError("eth.type", off,
                       Format("EtherType 0x%04x is neither IPv4 (0x0800) nor IPv6 (0x86dd)",
-                             f.eth.ethertype)};
+                             f.eth.ethertype));
   }
 
   auto udp = ParseUdp(bytes.subspan(l4, ip_end - l4), l4);
   if (!udp) return udp.error();
   f.udp = *udp;
   if (f.udp.length != ip_end - l4) {
-    return ParseError{"udp.length", l4 + 4,
+    return FieldError("udp.length", l4 + 4,
                       Format("UDP length %u, but the IP packet leaves %zu bytes for UDP", f.udp.length,
-                             ip_end - l4)};
+                             ip_end - l4));
   }
   const auto segment = bytes.subspan(l4, ip_end - l4);
   if (opts.verify_udp_checksum && (f.udp.checksum != 0 || !f.is_ipv4())) {
     const uint16_t want = f.is_ipv4() ? UdpChecksumIpv4(f.ip4()->src, f.ip4()->dst, segment)
                                       : UdpChecksumIpv6(f.ip6()->src, f.ip6()->dst, segment);
     if (want != f.udp.checksum) {
-      return ParseError{"udp.checksum", l4 + 6,
+      return FieldError("udp.checksum", l4 + 6,
                         Format("UDP checksum mismatch: expected 0x%04x, actual 0x%04x", want,
-                               f.udp.checksum)};
+                               f.udp.checksum));
     }
   }
 
@@ -96,8 +96,8 @@ Result<Frame> ParseFrame(std::span<const uint8_t> bytes, const ParseOptions& opt
     if (opts.verify_crc) {
       const uint32_t want = RoceIcrc(bytes.subspan(l3, ip_end - l3));
       if (want != r->icrc) {
-        return ParseError{"icrc", ip_end - kIcrcSize,
-                          Format("ICRC mismatch: expected 0x%08x, actual 0x%08x", want, r->icrc)};
+        return FieldError("icrc", ip_end - kIcrcSize,
+                          Format("ICRC mismatch: expected 0x%08x, actual 0x%08x", want, r->icrc));
       }
     }
     f.l4 = std::move(r).value();

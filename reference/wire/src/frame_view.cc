@@ -38,31 +38,31 @@ Result<FrameView> FrameView::LocateImpl(uint8_t* d, size_t n, bool writable) {
   const size_t at = f.offset;
   switch (f.code) {
     case Failure::kEthShort:
-      return ParseError{"eth.type", at, Format("Ethernet header overflows packet: need 14 bytes, have %zu", f.a)};
+      return FieldError("eth.type", at, Format("Ethernet header overflows packet: need 14 bytes, have %zu", f.a));
     case Failure::kVlanShort:
-      return ParseError{"eth.type", at, Format("Ethernet header overflows packet: need 18 bytes, have %zu", f.a)};
+      return FieldError("eth.type", at, Format("Ethernet header overflows packet: need 18 bytes, have %zu", f.a));
     case Failure::kIpv4Short:
-      return ParseError{"ip4.version", at,
-                        Format("IPv4 header overflows packet: need 20 bytes at offset %zu, have %zu", f.a, f.b)};
+      return FieldError("ip4.version", at,
+                        Format("IPv4 header overflows packet: need 20 bytes at offset %zu, have %zu", f.a, f.b));
     case Failure::kIpv4Ihl:
-      return ParseError{"ip4.ihl", at, Format("version/IHL byte 0x%02zx, expected 0x45", f.a)};
+      return FieldError("ip4.ihl", at, Format("version/IHL byte 0x%02zx, expected 0x45", f.a));
     case Failure::kIpv4Proto:
-      return ParseError{"ip4.protocol", at, Format("IP protocol %zu is not UDP", f.a)};
+      return FieldError("ip4.protocol", at, Format("IP protocol %zu is not UDP", f.a));
     case Failure::kIpv4Len:
-      return ParseError{"ip4.total_len", at, Format("IPv4 total length %zu does not fit in %zu bytes", f.a, f.b)};
+      return FieldError("ip4.total_len", at, Format("IPv4 total length %zu does not fit in %zu bytes", f.a, f.b));
     case Failure::kIpv6Short:
-      return ParseError{"ip6.version", at,
-                        Format("IPv6 header overflows packet: need 40 bytes at offset %zu, have %zu", f.a, f.b)};
+      return FieldError("ip6.version", at,
+                        Format("IPv6 header overflows packet: need 40 bytes at offset %zu, have %zu", f.a, f.b));
     case Failure::kIpv6Version:
-      return ParseError{"ip6.version", at, Format("IP version %zu, expected 6", f.a)};
+      return FieldError("ip6.version", at, Format("IP version %zu, expected 6", f.a));
     case Failure::kIpv6NextHeader:
-      return ParseError{"ip6.next_header", at, Format("next header %zu is not UDP", f.a)};
+      return FieldError("ip6.next_header", at, Format("next header %zu is not UDP", f.a));
     case Failure::kIpv6Len:
-      return ParseError{"ip6.payload_len", at, Format("IPv6 payload length %zu does not fit in %zu bytes", f.a, f.b)};
+      return FieldError("ip6.payload_len", at, Format("IPv6 payload length %zu does not fit in %zu bytes", f.a, f.b));
     case Failure::kEtherType:
       break;
   }
-  return ParseError{"eth.type", at, Format("EtherType 0x%04zx is neither IPv4 nor IPv6", f.a)};
+  return FieldError("eth.type", at, Format("EtherType 0x%04zx is neither IPv4 nor IPv6", f.a));
 }
 
 uint8_t FrameView::dscp() const {

@@ -25,16 +25,16 @@ uint16_t Ipv4HeaderChecksum(std::span<const uint8_t> h) {
 Result<Ipv4Header> ParseIpv4(std::span<const uint8_t> bytes, size_t base_offset, bool verify_checksum) {
   // Version and IHL are checked before the rest so options are reported as such, not as a later field.
   if (bytes.empty()) {
-    return ParseError{"ip4.version", base_offset,
+    return FieldError("ip4.version", base_offset,
                       Format("IPv4 header overflows packet: need %zu bytes at offset %zu, have 0",
-                             kIpv4HeaderSize, base_offset)};
+                             kIpv4HeaderSize, base_offset));
   }
   if ((bytes[0] >> 4) != 4) {
-    return ParseError{"ip4.version", base_offset, Format("IP version %u, expected 4", bytes[0] >> 4)};
+    return FieldError("ip4.version", base_offset, Format("IP version %u, expected 4", bytes[0] >> 4));
   }
   if ((bytes[0] & 0x0F) != 5) {
-    return ParseError{"ip4.ihl", base_offset,
-                      Format("IHL %u: IPv4 options are not supported (IHL must be 5)", bytes[0] & 0x0F)};
+    return FieldError("ip4.ihl", base_offset,
+                      Format("IHL %u: IPv4 options are not supported (IHL must be 5)", bytes[0] & 0x0F));
   }
   Ipv4Header ip;
   if (Status s = internal::ReadFields(internal::kIpv4Table, "IPv4", kIpv4HeaderSize, bytes, 0,
@@ -45,9 +45,9 @@ Result<Ipv4Header> ParseIpv4(std::span<const uint8_t> bytes, size_t base_offset,
   if (verify_checksum) {
     uint16_t want = Ipv4HeaderChecksum(bytes.first(kIpv4HeaderSize));
     if (want != ip.checksum) {
-      return ParseError{"ip4.checksum", base_offset + 10,
+      return FieldError("ip4.checksum", base_offset + 10,
                         Format("IPv4 header checksum mismatch: expected 0x%04x, actual 0x%04x", want,
-                               ip.checksum)};
+                               ip.checksum));
     }
   }
   return ip;
@@ -55,7 +55,7 @@ Result<Ipv4Header> ParseIpv4(std::span<const uint8_t> bytes, size_t base_offset,
 
 Result<Ipv6Header> ParseIpv6(std::span<const uint8_t> bytes, size_t base_offset) {
   if (!bytes.empty() && (bytes[0] >> 4) != 6) {
-    return ParseError{"ip6.version", base_offset, Format("IP version %u, expected 6", bytes[0] >> 4)};
+    return FieldError("ip6.version", base_offset, Format("IP version %u, expected 6", bytes[0] >> 4));
   }
   Ipv6Header ip;
   if (Status s = internal::ReadFields(internal::kIpv6Table, "IPv6", kIpv6HeaderSize, bytes, 0,

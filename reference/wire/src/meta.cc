@@ -177,8 +177,8 @@ Result<MetaPacket> ParseMeta(std::span<const uint8_t> bytes, size_t base_offset,
       s = ReadExt(internal::kProbeTable, "PRH", kProbeHeaderSize, bytes, base_offset, pkt.ext);
       break;
     case ExtKind::kUnknown:
-      return ParseError{"ch.opcode", base_offset + 1,
-                        Format("unknown opcode 0x%02x", static_cast<unsigned>(pkt.ch.opcode))};
+      return FieldError("ch.opcode", base_offset + 1,
+                        Format("unknown opcode 0x%02x", static_cast<unsigned>(pkt.ch.opcode)));
   }
   if (!s) return s.error();
 
@@ -186,15 +186,15 @@ Result<MetaPacket> ParseMeta(std::span<const uint8_t> bytes, size_t base_offset,
   const size_t have = bytes.size() - hdrs;
   const size_t need = size_t{pkt.ch.payload_len} + kCrcSize;
   if (have != need) {
-    return ParseError{"ch.payload_len", base_offset + 10,
+    return FieldError("ch.payload_len", base_offset + 10,
                       Format("payload_len %u + 4-byte CRC needs %zu bytes at offset %zu, have %zu",
-                             pkt.ch.payload_len, need, base_offset + hdrs, have)};
+                             pkt.ch.payload_len, need, base_offset + hdrs, have));
   }
   // MROCE-HDR-017: only data opcodes carry a payload (a layout rule, checked with the lengths).
   if (pkt.ch.payload_len != 0 && !IsDataOpcode(pkt.ch.opcode)) {
-    return ParseError{"ch.payload_len", base_offset + 10,
+    return FieldError("ch.payload_len", base_offset + 10,
                       Format("%s carries payload_len %u: only data opcodes carry a payload (MROCE-HDR-017)",
-                             std::string(OpcodeName(pkt.ch.opcode)).c_str(), pkt.ch.payload_len)};
+                             std::string(OpcodeName(pkt.ch.opcode)).c_str(), pkt.ch.payload_len));
   }
   pkt.payload.assign(bytes.begin() + static_cast<ptrdiff_t>(hdrs),
                      bytes.begin() + static_cast<ptrdiff_t>(hdrs + pkt.ch.payload_len));
@@ -203,8 +203,8 @@ Result<MetaPacket> ParseMeta(std::span<const uint8_t> bytes, size_t base_offset,
   if (verify_crc) {
     const uint32_t want = Crc32(bytes.first(crc_off));
     if (want != pkt.crc) {
-      return ParseError{"crc", base_offset + crc_off,
-                        Format("CRC mismatch: expected 0x%08x, actual 0x%08x", want, pkt.crc)};
+      return FieldError("crc", base_offset + crc_off,
+                        Format("CRC mismatch: expected 0x%08x, actual 0x%08x", want, pkt.crc));
     }
   }
   return pkt;

@@ -83,17 +83,17 @@ Result<RocePacket> ParseRoce(std::span<const uint8_t> bytes, size_t base_offset)
   }
   if (RoceHasImm(pkt.bth.opcode)) {
     if (bytes.size() < off + kImmDtSize) {
-      return ParseError{"imm", base_offset + off,
+      return FieldError("imm", base_offset + off,
                         Format("ImmDt overflows packet: need 4 bytes at offset %zu, have %zu",
-                               base_offset + off, bytes.size() - off)};
+                               base_offset + off, bytes.size() - off));
     }
     pkt.imm = internal::Load32(&bytes[off]);
     off += kImmDtSize;
   }
   if (bytes.size() < off + kIcrcSize) {
-    return ParseError{"icrc", base_offset + off,
+    return FieldError("icrc", base_offset + off,
                       Format("ICRC overflows packet: need 4 bytes at offset %zu, have %zu",
-                             base_offset + off, bytes.size() - off)};
+                             base_offset + off, bytes.size() - off));
   }
   const size_t icrc_off = bytes.size() - kIcrcSize;
   pkt.payload.assign(bytes.begin() + static_cast<ptrdiff_t>(off),

@@ -37,7 +37,7 @@ TEST(EthTest, TruncationNamesField) {
   for (size_t len = 0; len < tagged.size(); ++len) {
     auto r = ParseEth(std::span(tagged).first(len), 100);
     ASSERT_FALSE(r) << len;
-    EXPECT_EQ(r.error().field, want[len]) << len;
+    EXPECT_EQ(r.error().code, want[len]) << len;
     EXPECT_GE(r.error().offset, 100u);
   }
 }

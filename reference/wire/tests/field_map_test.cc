@@ -83,20 +83,20 @@ TEST(FieldMapTest, SparseMapsTakeDefaults) {
 TEST(FieldMapTest, Errors) {
   auto e1 = FromFieldMap(FieldMap{{"ch.opcode", uint64_t{1}}, {"ack.epsn", uint64_t{1}}});
   ASSERT_FALSE(e1);
-  EXPECT_EQ(e1.error().field, "ack.epsn");
+  EXPECT_EQ(e1.error().code, "ack.epsn");
   EXPECT_NE(e1.error().message.find("unknown field"), std::string::npos);
   auto e2 = FromFieldMap(FieldMap{{"ip4.ecn", uint64_t{4}}});
   ASSERT_FALSE(e2);
-  EXPECT_EQ(e2.error().field, "ip4.ecn");
+  EXPECT_EQ(e2.error().code, "ip4.ecn");
   auto e3 = FromFieldMap(FieldMap{{"ip4.src", uint64_t{1}}});
   ASSERT_FALSE(e3);
-  EXPECT_EQ(e3.error().field, "ip4.src");
+  EXPECT_EQ(e3.error().code, "ip4.src");
   auto e4 = FromFieldMap(FieldMap{{"ip4.src", Bytes{1, 2, 3}}});
   ASSERT_FALSE(e4);
-  EXPECT_EQ(e4.error().field, "ip4.src");
+  EXPECT_EQ(e4.error().code, "ip4.src");
   auto e5 = FromFieldMap(FieldMap{{"bogus", uint64_t{1}}});
   ASSERT_FALSE(e5);
-  EXPECT_EQ(e5.error().field, "bogus");
+  EXPECT_EQ(e5.error().code, "bogus");
   EXPECT_EQ(e5.error().offset, 0u);
 }
 
@@ -147,14 +147,14 @@ TEST(HexTest, ParseAndFormat) {
   EXPECT_EQ(ParseHex("0x0a 0B\n1c").value(), (std::vector<uint8_t>{0x0a, 0x0b, 0x1c}));
   EXPECT_EQ(ToHex(std::vector<uint8_t>{0xde, 0xad}), "dead");
   EXPECT_FALSE(ParseHex("abc"));
-  EXPECT_EQ(ParseHex("zz").error().field, "hex");
+  EXPECT_EQ(ParseHex("zz").error().code, "hex");
 }
 
 TEST(ResultTest, ValueAndError) {
   Result<int> ok(3);
   EXPECT_TRUE(ok);
   EXPECT_EQ(*ok, 3);
-  Result<int> bad(ParseError{"ch.opcode", 1, "unknown opcode 0x7f"});
+  Result<int> bad(FieldError("ch.opcode", 1, "unknown opcode 0x7f"));
   EXPECT_FALSE(bad);
   EXPECT_EQ(bad.error().ToString(), "ch.opcode @1: unknown opcode 0x7f");
   Status s;

@@ -70,8 +70,8 @@ TEST(FrameKnownAnswer, MetaOverIpv6HasUdpChecksum) {
   bad[bad.size() - 10] ^= 1;  // payload byte: CRC fails first unless CRC checking is off
   auto r = ParseFrame(bad, ParseOptions{.verify_crc = false, .verify_udp_checksum = true});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "udp.checksum");
-  EXPECT_EQ(ParseFrame(bad).error().field, "crc");
+  EXPECT_EQ(r.error().code, "udp.checksum");
+  EXPECT_EQ(ParseFrame(bad).error().code, "crc");
 }
 
 TEST(FrameErrors, Rejections) {
@@ -79,7 +79,7 @@ TEST(FrameErrors, Rejections) {
   auto expect_field = [](std::vector<uint8_t> b, const std::string& field, const ParseOptions& o = {}) {
     auto r = ParseFrame(b, o);
     ASSERT_FALSE(r) << field;
-    EXPECT_EQ(r.error().field, field) << r.error().ToString();
+    EXPECT_EQ(r.error().code, field) << r.error().ToString();
   };
   auto b = good;
   b[12] = 0x88;
@@ -132,7 +132,7 @@ TEST(FrameErrors, TruncationAtEveryLengthNamesAField) {
     for (size_t len = 0; len < bytes.size(); ++len) {
       auto r = ParseFrame(std::span(bytes).first(len));
       ASSERT_FALSE(r) << "seed " << seed << " n " << n << " len " << len;
-      EXPECT_FALSE(r.error().field.empty());
+      EXPECT_FALSE(r.error().code.empty());
       EXPECT_LE(r.error().offset, bytes.size());
     }
   }
@@ -144,7 +144,7 @@ TEST(FrameErrors, UnknownMetaOpcodeIsError) {
   f.meta()->ext = UnknownExt{};
   auto r = ParseFrame(SerializeFrame(f));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "ch.opcode");
+  EXPECT_EQ(r.error().code, "ch.opcode");
   EXPECT_EQ(r.error().offset, 14u + 20 + 8 + 1);
 }
 

@@ -90,7 +90,7 @@ TEST(FrameViewTest, ReadOnlyAndErrors) {
   for (size_t len = 0; len < 14 + 40 + 8; ++len) {
     auto r = FrameView::Locate(std::span(bytes).first(len));
     ASSERT_FALSE(r) << len;
-    EXPECT_FALSE(r.error().field.empty());
+    EXPECT_FALSE(r.error().code.empty());
   }
 }
 
@@ -111,7 +111,7 @@ TEST(FrameViewTest, TryLocateAgreesWithLocate) {
     ASSERT_EQ(ok, full.ok()) << "seed " << seed << " n " << n << (full ? "" : ": " + full.error().ToString());
     if (!ok) {
       ++rejected;
-      EXPECT_FALSE(full.error().field.empty());
+      EXPECT_FALSE(full.error().code.empty());
       EXPECT_FALSE(full.error().message.empty());
       continue;
     }

@@ -34,18 +34,18 @@ TEST(Ipv4Test, Rejections) {
   auto h = Hex("45 00 00 1c 00 00 40 00 40 11 00 00 0a 00 00 01 0a 00 00 02");
   auto bad = ParseIpv4(h);
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().field, "ip4.checksum");
+  EXPECT_EQ(bad.error().code, "ip4.checksum");
   EXPECT_EQ(bad.error().offset, 10u);
   EXPECT_TRUE(ParseIpv4(h, 0, /*verify_checksum=*/false));
   h[0] = 0x46;
-  EXPECT_EQ(ParseIpv4(h).error().field, "ip4.ihl");
+  EXPECT_EQ(ParseIpv4(h).error().code, "ip4.ihl");
   h[0] = 0x65;
-  EXPECT_EQ(ParseIpv4(h).error().field, "ip4.version");
+  EXPECT_EQ(ParseIpv4(h).error().code, "ip4.version");
   for (size_t len = 0; len < 20; ++len) {
     auto h5 = Hex("45 00 00 1c 00 00 40 00 40 11 00 00 0a 00 00 01 0a 00 00 02");
     auto r = ParseIpv4(std::span(h5).first(len), 14, false);
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().field.rfind("ip4.", 0), 0u) << r.error().field;
+    EXPECT_EQ(r.error().code.rfind("ip4.", 0), 0u) << r.error().code;
   }
 }
 
@@ -68,7 +68,7 @@ TEST(Ipv6Test, KnownAnswer) {
   EXPECT_EQ(out, h);
   auto v4 = h;
   v4[0] = 0x46;
-  EXPECT_EQ(ParseIpv6(v4).error().field, "ip6.version");
+  EXPECT_EQ(ParseIpv6(v4).error().code, "ip6.version");
 }
 
 TEST(UdpTest, KnownAnswerAndChecksums) {
@@ -91,7 +91,7 @@ TEST(UdpTest, KnownAnswerAndChecksums) {
   for (size_t i = 0; i < seg.size(); i += 2) sum += static_cast<uint32_t>(seg[i] << 8 | seg[i + 1]);
   while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
   EXPECT_EQ(sum, 0xffffu);
-  EXPECT_EQ(ParseUdp(std::span(u).first(5)).error().field, "udp.length");
+  EXPECT_EQ(ParseUdp(std::span(u).first(5)).error().code, "udp.length");
 }
 
 }  // namespace

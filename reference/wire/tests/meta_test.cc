@@ -138,7 +138,7 @@ TEST(MetaErrors, UnknownOpcodeNamesChOpcode) {
   auto bytes = WithCrc(Hex("10 7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00"));
   auto r = ParseMeta(bytes);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "ch.opcode");
+  EXPECT_EQ(r.error().code, "ch.opcode");
   EXPECT_EQ(r.error().offset, 1u);
   EXPECT_NE(r.error().message.find("unknown opcode 0x7f"), std::string::npos) << r.error().message;
   auto ch = ParseCommonHeader(bytes);
@@ -158,7 +158,7 @@ TEST(MetaErrors, PayloadOnControlOpcodeIsRefused) {
     const auto bytes = SerializeMeta(m);
     auto r = ParseMeta(bytes);
     ASSERT_FALSE(r) << OpcodeName(op);
-    EXPECT_EQ(r.error().field, "ch.payload_len");
+    EXPECT_EQ(r.error().code, "ch.payload_len");
     EXPECT_EQ(r.error().offset, 10u);
     EXPECT_NE(r.error().message.find("MROCE-HDR-017"), std::string::npos) << r.error().message;
     m.payload.clear();
@@ -205,7 +205,7 @@ TEST(MetaErrors, CrcMismatchGivesExpectedAndActual) {
   const auto bytes = SerializeMeta(p, {.fill_crc = false});
   auto r = ParseMeta(bytes, 42);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "crc");
+  EXPECT_EQ(r.error().code, "crc");
   EXPECT_EQ(r.error().offset, 42u + 32);
   EXPECT_NE(r.error().message.find("actual 0x12345678"), std::string::npos) << r.error().message;
   auto good = SerializeMeta(p);
@@ -224,7 +224,7 @@ TEST(MetaErrors, PayloadLenInconsistent) {
   bytes.insert(bytes.end() - 4, 0x00);  // one byte more than payload_len says
   auto r = ParseMeta(bytes);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "ch.payload_len");
+  EXPECT_EQ(r.error().code, "ch.payload_len");
   EXPECT_EQ(r.error().offset, 10u);
 }
 
@@ -236,7 +236,7 @@ TEST(MetaErrors, AckOverflowMessageMatchesSpecExample) {
   // 16 CH + 20 bytes of ACK header: the first field that does not fit is the SACK.
   auto r = ParseMeta(std::span(bytes).first(36), 30);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "ack.sack");
+  EXPECT_EQ(r.error().code, "ack.sack");
   EXPECT_EQ(r.error().offset, 62u);
   EXPECT_EQ(r.error().message, "ACK header overflows packet: need 48 bytes at offset 46, have 20");
 }
@@ -249,7 +249,7 @@ TEST(MetaErrors, TruncationAtEveryLengthNamesAField) {
     for (size_t len = 0; len < bytes.size(); ++len) {
       auto r = ParseMeta(std::span(bytes).first(len));
       ASSERT_FALSE(r) << "len " << len << " of " << bytes.size() << " seed " << testing::TestSeed();
-      EXPECT_FALSE(r.error().field.empty());
+      EXPECT_FALSE(r.error().code.empty());
       EXPECT_LE(r.error().offset, bytes.size());
     }
   }
@@ -293,7 +293,7 @@ TEST(MetaUnknownExt, BuildsUnknownOpcodePackets) {
   p.payload = {9, 9};
   const auto bytes = SerializeMeta(p);
   EXPECT_EQ(bytes.size(), 16u + 2 + 4);
-  EXPECT_EQ(ParseMeta(bytes).error().field, "ch.opcode");
+  EXPECT_EQ(ParseMeta(bytes).error().code, "ch.opcode");
 }
 
 }  // namespace

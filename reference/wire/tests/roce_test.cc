@@ -66,12 +66,12 @@ TEST(RoceErrors, TruncationNamesField) {
     for (size_t len = 0; len < min; ++len) {
       auto r = ParseRoce(std::span(b).first(len));
       ASSERT_FALSE(r) << len;
-      EXPECT_FALSE(r.error().field.empty());
+      EXPECT_FALSE(r.error().code.empty());
     }
   }
-  EXPECT_EQ(ParseRoce(Hex("0a00ffff 00000012 00abcdef 00000000")).error().field, "reth.va");
-  EXPECT_EQ(ParseRoce(Hex("1100ffff 00000012 00abcdef")).error().field, "aeth.syndrome");
-  EXPECT_EQ(ParseRoce(Hex("0400ffff 00000012 00abcdef 0102")).error().field, "icrc");
+  EXPECT_EQ(ParseRoce(Hex("0a00ffff 00000012 00abcdef 00000000")).error().code, "reth.va");
+  EXPECT_EQ(ParseRoce(Hex("1100ffff 00000012 00abcdef")).error().code, "aeth.syndrome");
+  EXPECT_EQ(ParseRoce(Hex("0400ffff 00000012 00abcdef 0102")).error().code, "icrc");
 }
 
 TEST(RoceRoundTrip, RandomPackets) {

@@ -20,7 +20,7 @@ TEST(VectorsTest, EveryVectorRoundTrips) {
       // "# INVALID <field>: ..." names the field the parser must report.
       const size_t at = v.comment.find("INVALID ") + 8;
       const std::string field = v.comment.substr(at, v.comment.find(':', at) - at);
-      EXPECT_EQ(f.error().field, field);
+      EXPECT_EQ(f.error().code, field);
       continue;
     }
     ASSERT_TRUE(f) << f.error().ToString() << "\n" << HexDump(v.bytes);

@@ -16,19 +16,21 @@
 #include <vector>
 
 #include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
+#include "mroce/sim/units.h"
 #include "mroce/wire/eth.h"
 #include "mroce/wire/ip.h"
 
 namespace mroce::dut {
 
-using TimeNs = int64_t;
-inline constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-using mroce::ref::Error;
-using mroce::ref::MakeError;
-using mroce::ref::Ok;
-using mroce::ref::OkStatus;
-using mroce::ref::Result;
-using mroce::ref::Status;
+using mroce::kNever;
+using mroce::TimeNs;
+using mroce::Error;
+using mroce::MakeError;
+using mroce::Ok;
+using mroce::OkStatus;
+using mroce::Result;
+using mroce::Status;
 
 enum class Protocol : uint8_t { kMetaRoce, kRocev2 };
 [[nodiscard]] std::string_view ProtocolName(Protocol p);

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/impairment/stage.h"
 
 namespace mroce::impairment {
@@ -32,6 +32,6 @@ struct MatchKeySpec {
 // Sets the field of *match that `key` names from its written form (`quoted`: a quoted YAML string,
 // so no number or boolean). The error names the accepted values and quotes the text; an unknown key
 // is an error naming the known ones.
-[[nodiscard]] ref::Status SetMatchKey(std::string_view key, std::string_view text, bool quoted, Match* match);
+[[nodiscard]] mroce::Status SetMatchKey(std::string_view key, std::string_view text, bool quoted, Match* match);
 
 }  // namespace mroce::impairment

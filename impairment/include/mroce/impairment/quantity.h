@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/sim/units.h"
 
 namespace mroce::impairment {
@@ -44,8 +44,8 @@ struct DurationSpec {
 };
 
 // Each returns the value or an error whose message quotes the text and names the accepted units.
-[[nodiscard]] ref::Result<DurationSpec> ParseDuration(std::string_view text);
-[[nodiscard]] ref::Result<sim::Bandwidth> ParseRate(std::string_view text);     // > 0.
-[[nodiscard]] ref::Result<sim::ByteCount> ParseSize(std::string_view text);     // >= 0.
+[[nodiscard]] mroce::Result<DurationSpec> ParseDuration(std::string_view text);
+[[nodiscard]] mroce::Result<sim::Bandwidth> ParseRate(std::string_view text);     // > 0.
+[[nodiscard]] mroce::Result<sim::ByteCount> ParseSize(std::string_view text);     // >= 0.
 
 }  // namespace mroce::impairment

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/impairment/quantity.h"
 #include "mroce/impairment/stage.h"
 #include "mroce/impairment/stage_kind.h"
@@ -48,7 +48,7 @@ struct StageConfig {
 // A configuration written in code (benchmarks, tests): scalar parameters by name, checked like a
 // YAML one (unknown kind or parameter, type, range, rules across parameters); the error names the
 // key. Parameters that are mappings or lists (rate-limit's ecn, drop's windows) need YAML.
-[[nodiscard]] ref::Result<StageConfig> MakeStageConfig(
+[[nodiscard]] mroce::Result<StageConfig> MakeStageConfig(
     std::string_view kind, std::string name, Match match = {},
     std::vector<std::pair<std::string_view, ParamScalar>> params = {},
     std::optional<StageSchedule> schedule = std::nullopt);

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/impairment/quantity.h"
 
 namespace mroce::impairment {
@@ -95,9 +95,9 @@ class ParamSet {
 // Parses the written form of a scalar parameter and checks it against `spec`. `quoted`: the text
 // was a quoted string in YAML, so it is no number or boolean (a quoted duration, rate, size or
 // choice is fine). Errors say what was expected, with the range, and quote the text.
-[[nodiscard]] ref::Result<ParamScalar> ParseParam(const ParamSpec& spec, std::string_view text, bool quoted);
+[[nodiscard]] mroce::Result<ParamScalar> ParseParam(const ParamSpec& spec, std::string_view text, bool quoted);
 // Checks a value given in code against `spec` (an integer is accepted for a real).
-[[nodiscard]] ref::Result<ParamScalar> CheckParam(const ParamSpec& spec, ParamScalar value);
+[[nodiscard]] mroce::Result<ParamScalar> CheckParam(const ParamSpec& spec, ParamScalar value);
 // Sets each absent parameter of `specs` that has a default to it (and recurses into mappings).
 void FillDefaults(std::span<const ParamSpec> specs, ParamSet* set);
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/impairment/stage_config.h"
 
 namespace mroce::impairment {
@@ -28,7 +28,7 @@ struct PlaneStage {
 // The instances of `config`, the `index`th of its list, for a fabric of `num_planes` planes, in
 // plane order: add them to Fabric::PlaneIngress(plane), list order first. Fails only when
 // match.plane pins a plane the fabric lacks (the case loader already refuses that).
-[[nodiscard]] ref::Result<std::vector<PlaneStage>> InstantiatePerPlane(const StageConfig& config, size_t index,
+[[nodiscard]] mroce::Result<std::vector<PlaneStage>> InstantiatePerPlane(const StageConfig& config, size_t index,
                                                                        int num_planes, uint64_t seed, int64_t rtt_ns);
 
 // The instance of `config`, the `index`th of its list, for the pipeline of direction `d` of the

@@ -52,7 +52,7 @@ class Tap : public FabricObserver {
   ~Tap() override;
 
   [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
-  [[nodiscard]] const pcap::Status& status() const { return status_; }
+  [[nodiscard]] const mroce::Status& status() const { return status_; }
   void Flush();
 
   void OnSend(int host, const Packet& p, Time now) override;
@@ -66,7 +66,7 @@ class Tap : public FabricObserver {
   std::unique_ptr<pcap::Writer> pcap_;
   std::FILE* jsonl_ = nullptr;
   std::vector<TraceRecord> records_;
-  pcap::Status status_;
+  mroce::Status status_;
 };
 
 }  // namespace mroce::impairment

@@ -6,18 +6,22 @@
 #include <vector>
 
 #include "mroce/harness/results.h"
+#include "mroce/sim/result.h"
 
 namespace mroce::reports {
+
+using mroce::Result;
+using mroce::Status;
 
 // Shards must agree on schema, suite version, DUT identity and seed (else error). Tests are united;
 // a case id present in several shards must have identical results there (else error naming the
 // id). started_at is the earliest, finished_at the latest (empty if any shard has none);
 // incomplete if any shard is.
-[[nodiscard]] std::optional<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards,
-                                                          std::string* error);
+// Error code "report.merge".
+[[nodiscard]] Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards);
 
 // Reads DIR/report.json of each shard, merges, copies each shard's evidence/ into OUT/evidence/
 // (same relative paths), and writes OUT's reports.
-bool MergeRunDirs(const std::vector<std::string>& dirs, const std::string& out_dir, std::string* error);
+[[nodiscard]] Status MergeRunDirs(const std::vector<std::string>& dirs, const std::string& out_dir);
 
 }  // namespace mroce::reports

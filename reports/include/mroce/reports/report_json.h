@@ -8,8 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "mroce/harness/results.h"
+#include "mroce/sim/result.h"
 
 namespace mroce::reports {
+
+using mroce::Result;
 
 // The report as JSON (keys in schema order is not guaranteed; nlohmann sorts keys, which keeps
 // output deterministic).
@@ -18,8 +21,9 @@ namespace mroce::reports {
 [[nodiscard]] std::string RenderReportJson(const harness::RunResult& run);
 
 // Reads a report back. Fails (message naming the key) on a missing or mistyped key or a schema
-// other than mroce-cts/report/v1. The summary is not read: it is derived from the tests.
-[[nodiscard]] std::optional<harness::RunResult> FromJson(const nlohmann::json& j, std::string* error);
-[[nodiscard]] std::optional<harness::RunResult> ReadReportFile(const std::string& path, std::string* error);
+// other than mroce-cts/report/v1 (code "report.schema"; a file that cannot be read or is not JSON:
+// "report.read"). The summary is not read: it is derived from the tests.
+[[nodiscard]] Result<harness::RunResult> FromJson(const nlohmann::json& j);
+[[nodiscard]] Result<harness::RunResult> ReadReportFile(const std::string& path);
 
 }  // namespace mroce::reports

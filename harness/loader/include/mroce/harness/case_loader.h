@@ -18,6 +18,7 @@
 #include "mroce/harness/catalog.h"
 #include "mroce/harness/diagnostic.h"
 #include "mroce/harness/param_spec.h"
+#include "mroce/sim/result.h"
 
 namespace mroce::harness {
 
@@ -47,7 +48,8 @@ struct LoaderOptions {
                                                       const LoaderOptions& options = {});
 
 // Field values and patterns of scripted steps (see FieldPattern); `quoted` when the YAML scalar
-// was quoted (a quoted number is still a number).
-[[nodiscard]] std::optional<FieldPattern> ParsePattern(std::string_view text, std::string* error);
+// was quoted (a quoted number is still a number). Error code "case.pattern", the message quotes the
+// text and says what was expected.
+[[nodiscard]] Result<FieldPattern> ParsePattern(std::string_view text);
 
 }  // namespace mroce::harness

@@ -12,16 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "mroce/sim/result.h"
+
 namespace mroce::pcap {
 
-// Result of a fallible pcap operation: ok, or a message naming what failed.
-struct Status {
-  bool ok = true;
-  std::string message;
-  static Status Ok() { return {}; }
-  static Status Error(std::string m) { return {false, std::move(m)}; }
-  explicit operator bool() const { return ok; }
-};
+// Fallible operations return mroce::Result / Status (harness/sim's vocabulary); error codes are
+// "pcap.create", "pcap.open" and "pcap.read", the message names the file and libpcap's reason.
+using mroce::Result;
+using mroce::Status;
 
 // One captured frame.
 struct Record {
@@ -39,9 +37,8 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Creates (truncates) `path`. Returns nullptr and sets `*status` on failure.
-  static std::unique_ptr<Writer> Open(const std::string& path, Status* status,
-                                      uint32_t snap_length = kDefaultSnapLength);
+  // Creates (truncates) `path`.
+  static Result<std::unique_ptr<Writer>> Open(const std::string& path, uint32_t snap_length = kDefaultSnapLength);
   // Appends one frame with a capture time in nanoseconds (time_ns >= 0).
   void Write(int64_t time_ns, std::span<const uint8_t> frame);
   // Flushes buffered records to the file.
@@ -63,7 +60,7 @@ class Reader {
   Reader& operator=(const Reader&) = delete;
 
   // Opens `path` with timestamps converted to nanoseconds (microsecond files are scaled).
-  static std::unique_ptr<Reader> Open(const std::string& path, Status* status);
+  static Result<std::unique_ptr<Reader>> Open(const std::string& path);
   // Next record, or nullopt at end of file (or on error: see status()).
   std::optional<Record> Next();
   [[nodiscard]] int link_type() const;
@@ -76,8 +73,8 @@ class Reader {
   Status status_;
 };
 
-// Reads a whole file. Returns false with *status set on failure.
-bool ReadAll(const std::string& path, std::vector<Record>* out, Status* status);
+// Reads a whole file.
+Result<std::vector<Record>> ReadAll(const std::string& path);
 
 }  // namespace mroce::pcap
 

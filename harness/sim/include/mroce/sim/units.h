@@ -6,6 +6,18 @@
 #include <limits>
 #include <string>
 
+namespace mroce {
+
+// Time in nanoseconds since an origin chosen by whoever drives a component, as a plain integer: the
+// time of both endpoints, of the DUT interface and of the trace (sim::Time below wraps the same
+// nanoseconds for the simulator). An endpoint never reads a clock: every event carries `now`.
+using TimeNs = int64_t;
+inline constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+inline constexpr TimeNs kMicrosecond = 1000;
+inline constexpr TimeNs kMillisecond = 1000 * 1000;
+
+}  // namespace mroce
+
 namespace mroce::sim {
 
 // Byte count (frame sizes, queue occupancy, capacities). Plain integer, as QUIC's QuicByteCount.

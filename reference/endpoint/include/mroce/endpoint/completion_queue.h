@@ -1,11 +1,11 @@
 // CompletionQueue: work completions handed to the application, bounded, in delivery order.
 #pragma once
 
-#include <deque>
 #include <string_view>
 #include <vector>
 
 #include "mroce/endpoint/types.h"
+#include "mroce/verbs/completion_queue.h"
 
 namespace mroce::ref {
 
@@ -47,23 +47,7 @@ struct Completion {
   uint32_t imm = 0;
 };
 
-class CompletionQueue {
- public:
-  explicit CompletionQueue(size_t capacity = 65536) : capacity_(capacity) {}
-
-  // Returns false (and counts an overflow) when full; the completion is lost, as on a verbs CQ
-  // overrun, which is reported rather than grown without bound.
-  bool Push(const Completion& c);
-  // Up to `max` completions, oldest first.
-  std::vector<Completion> Poll(size_t max = SIZE_MAX);
-  [[nodiscard]] size_t size() const { return q_.size(); }
-  [[nodiscard]] uint64_t overflows() const { return overflows_; }
-  [[nodiscard]] size_t StateBytes() const { return q_.size() * sizeof(Completion); }
-
- private:
-  size_t capacity_;
-  std::deque<Completion> q_;
-  uint64_t overflows_ = 0;
-};
+// Bounded, in delivery order (reference/verbs: shared with the other endpoint).
+using CompletionQueue = verbs::CompletionQueue<Completion>;
 
 }  // namespace mroce::ref

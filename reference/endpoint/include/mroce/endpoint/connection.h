@@ -10,7 +10,6 @@
 #include "mroce/endpoint/completion_queue.h"
 #include "mroce/endpoint/congestion_controller.h"
 #include "mroce/endpoint/endpoint_config.h"
-#include "mroce/endpoint/memory_region_table.h"
 #include "mroce/endpoint/path_set.h"
 #include "mroce/endpoint/rate_hint_allocator.h"
 #include "mroce/endpoint/stream_state.h"

@@ -16,7 +16,6 @@
 
 #include "mroce/rocev2/completion_queue.h"
 #include "mroce/rocev2/frame_sink.h"
-#include "mroce/rocev2/memory_region_table.h"
 #include "mroce/rocev2/qp_config.h"
 #include "mroce/rocev2/queue_pair.h"
 #include "mroce/rocev2/telemetry.h"

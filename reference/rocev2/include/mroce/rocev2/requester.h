@@ -26,7 +26,6 @@
 #include <deque>
 
 #include "mroce/rocev2/completion_queue.h"
-#include "mroce/rocev2/memory_region_table.h"
 #include "mroce/rocev2/psn.h"
 #include "mroce/rocev2/qp_config.h"
 #include "mroce/rocev2/telemetry.h"

@@ -1,54 +1,36 @@
-// Basic types of the RoCEv2 baseline endpoint: time in nanoseconds, Result/Status with a message.
+// Basic types of the RoCEv2 baseline endpoint: queue pair numbers, and the project's
+// time and result types.
 #pragma once
 
 #include <cstdint>
-#include <limits>
-#include <string>
-#include <utility>
-#include <variant>
+
+#include "mroce/sim/result.h"
+#include "mroce/sim/units.h"
+#include "mroce/verbs/memory_region_table.h"
 
 namespace mroce::rocev2 {
 
-// Time in nanoseconds since an origin chosen by whoever drives the endpoint. The endpoint never
-// reads a clock: every event carries `now` of this type.
-using TimeNs = int64_t;
-inline constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-inline constexpr TimeNs kMicrosecond = 1000;
-inline constexpr TimeNs kMillisecond = 1000 * 1000;
+// Time (ns, mroce::TimeNs) and results (mroce::Result, Status, Error): the project's one vocabulary.
+using mroce::kMicrosecond;
+using mroce::kMillisecond;
+using mroce::kNever;
+using mroce::TimeNs;
+using mroce::Error;
+using mroce::MakeError;
+using mroce::Ok;
+using mroce::OkStatus;
+using mroce::Result;
+using mroce::Status;
+
+// The verbs-level memory region table is shared with the other endpoint (reference/verbs).
+using verbs::AccessFlags;
+using verbs::kAccessLocalWrite;
+using verbs::kAccessRemoteRead;
+using verbs::kAccessRemoteWrite;
+using verbs::MemoryRegion;
+using verbs::MemoryRegionTable;
 
 // Queue pair number, 24 bits on the wire.
 using Qpn = uint32_t;
-
-// Error carried by a failed Result: a stable code word and a human message.
-struct Error {
-  std::string code;     // stable identifier, e.g. "qp.state"
-  std::string message;  // human-readable detail
-};
-
-// Result<T>: a value or an Error (std::expected is C++23; GCC 12 lacks it).
-template <typename T>
-class Result {
- public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT
-  [[nodiscard]] bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  [[nodiscard]] const T& value() const& { return std::get<0>(v_); }
-  [[nodiscard]] T& value() & { return std::get<0>(v_); }
-  [[nodiscard]] T&& value() && { return std::get<0>(std::move(v_)); }
-  [[nodiscard]] const T& operator*() const { return value(); }
-  [[nodiscard]] const T* operator->() const { return &value(); }
-  [[nodiscard]] const Error& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, Error> v_;
-};
-
-struct Ok {};
-using Status = Result<Ok>;
-inline Status OkStatus() { return Ok{}; }
-inline Error MakeError(std::string code, std::string message) {
-  return Error{std::move(code), std::move(message)};
-}
 
 }  // namespace mroce::rocev2

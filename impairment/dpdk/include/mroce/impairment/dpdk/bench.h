@@ -65,9 +65,8 @@ struct TestpmdResult {
 // The "all stages on" profile of the bench.
 [[nodiscard]] ImpairmentProfile BenchAllStagesProfile();
 
-// Runs the four configurations (EAL must be up). false and *error when a port cannot be made.
-[[nodiscard]] bool RunBridgeBench(const BenchOptions& options, rte_mempool* pool, std::vector<BenchRow>* rows,
-                                  std::string* error);
+// Runs the four configurations (EAL must be up); an error when a port cannot be made.
+[[nodiscard]] Result<std::vector<BenchRow>> RunBridgeBench(const BenchOptions& options, rte_mempool* pool);
 // Runs dpdk-testpmd (macswap on the same two net_ring ports) for about options.seconds + 2 s and
 // reads its rate. tx_first_bursts 0: `--tx-first` as usual (one burst per port: 2 x burst frames
 // circulate); N > 0: interactive `start tx_first N` (N bursts per port), e.g. so that as many

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 #include "mroce/impairment/pipeline.h"
 #include "mroce/impairment/quantity.h"
 #include "mroce/impairment/stage_config.h"
@@ -23,9 +23,9 @@ struct ImpairmentProfile {
 };
 
 // Loads and validates a profile. The error holds one "file:line:col: key: message" per line.
-[[nodiscard]] ref::Result<ImpairmentProfile> LoadProfile(const std::string& path);
+[[nodiscard]] mroce::Result<ImpairmentProfile> LoadProfile(const std::string& path);
 // `file_name` is used in messages only.
-[[nodiscard]] ref::Result<ImpairmentProfile> LoadProfileString(std::string_view yaml, const std::string& file_name);
+[[nodiscard]] mroce::Result<ImpairmentProfile> LoadProfileString(std::string_view yaml, const std::string& file_name);
 
 // Adds the profile's stages for direction `d` to `pipeline` (stage_plan.h): an item whose match
 // pins a direction is built only for that direction under its own name; any other item gets one

@@ -1,8 +1,8 @@
-#include "mroce/endpoint/memory_region_table.h"
+#include "mroce/verbs/memory_region_table.h"
 
 #include <gtest/gtest.h>
 
-namespace mroce::ref {
+namespace mroce::verbs {
 namespace {
 
 TEST(MemoryRegionTable, ResolveInsideRegion) {
@@ -44,4 +44,4 @@ TEST(MemoryRegionTable, DeregisteredRkeyNeverMatchesReusedSlot) {
 }
 
 }  // namespace
-}  // namespace mroce::ref
+}  // namespace mroce::verbs

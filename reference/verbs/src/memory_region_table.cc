@@ -1,8 +1,8 @@
-#include "mroce/endpoint/memory_region_table.h"
+#include "mroce/verbs/memory_region_table.h"
 
 #include <string>
 
-namespace mroce::ref {
+namespace mroce::verbs {
 
 // rkey = generation << 12 | slot index (12 bits: kMaxRegions = 4096); generation starts at 1 so
 // rkey 0 is never valid.
@@ -84,4 +84,4 @@ Result<uint8_t*> MemoryRegionTable::Resolve(uint32_t rkey, uint64_t va, uint64_t
   return s.base + (va - s.mr.va);
 }
 
-}  // namespace mroce::ref
+}  // namespace mroce::verbs

@@ -1,5 +1,6 @@
-// MemoryRegionTable: registered memory, resolved by (rkey, va, length, access) with bounds and
-// permission checks before any byte is placed. The VA a region exposes is never the host pointer:
+// MemoryRegionTable: registered memory, resolved by (key, va, length, access) with bounds and
+// permission checks before any byte is read or placed. One implementation for both endpoints (the
+// MetaRoCE reference and the RoCEv2 baseline): the verbs-level objects are the same in both. The VA a region exposes is never the host pointer:
 // it comes from a per-table counter (or the caller), so packets are byte-identical between runs
 // whatever the allocator and ASLR do; the table maps VA -> host pointer internally.
 #pragma once
@@ -8,9 +9,9 @@
 #include <span>
 #include <vector>
 
-#include "mroce/endpoint/types.h"
+#include "mroce/sim/result.h"
 
-namespace mroce::ref {
+namespace mroce::verbs {
 
 enum AccessFlags : uint32_t {
   kAccessLocalWrite = 1u << 0,
@@ -39,7 +40,8 @@ class MemoryRegionTable {
   Result<MemoryRegion> Register(uint8_t* buffer, uint64_t length, uint32_t access, uint64_t va = 0);
   Status Deregister(uint32_t rkey);
 
-  // Resolve a remote access: the rkey must exist, carry `access`, and (unless skip_bounds)
+  // Resolve an access through `rkey` (an rkey or an lkey: they are equal): the key must exist, carry
+  // `access`, and (unless skip_bounds)
   // [va, va+length) must lie inside the region without 64-bit overflow (MROCE-PLACE-001). Returns
   // the host pointer of va.
   [[nodiscard]] Result<uint8_t*> Resolve(uint32_t rkey, uint64_t va, uint64_t length, uint32_t access,
@@ -60,4 +62,4 @@ class MemoryRegionTable {
   uint64_t next_auto_va_ = kFirstAutoVa;
 };
 
-}  // namespace mroce::ref
+}  // namespace mroce::verbs
