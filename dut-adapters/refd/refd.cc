@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -57,6 +58,23 @@ Refd::Refd(Options options) : options_(std::move(options)), t0_(MonotonicNs()) {
 Refd::~Refd() = default;
 
 int64_t Refd::Now() const { return MonotonicNs() - t0_; }
+
+namespace {
+// CPU time this thread has used (user + system), ns.
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+}  // namespace
+
+void Refd::NoteWork(int64_t wall_ns, int64_t cpu_ns) {
+  if (started_) longest_stall_ns_ = std::max(longest_stall_ns_, wall_ns - cpu_ns);
+}
+
+void Refd::NoteWaitReturned(int64_t waited_ns, int64_t asked_ns) {
+  if (started_) longest_stall_ns_ = std::max(longest_stall_ns_, waited_ns - asked_ns);
+}
 
 void Refd::Write(const json& j) {
   out_ += j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -141,7 +159,11 @@ json Refd::Handle(const json& req) {
   const std::string op = f.Str("op");
   if (!f.ok()) return dut::jsonl::ErrorReply(id, f.ToError("refd.request"));
   auto fail = [&](const ref::Error& e) { return dut::jsonl::ErrorReply(id, e); };
-  auto ok = [&](json r = json::object()) { return dut::jsonl::OkReply(id, std::move(r)); };
+  auto ok = [&](json r = json::object()) {
+    json reply = dut::jsonl::OkReply(id, std::move(r));
+    reply["stall_ns"] = longest_stall_ns_;
+    return reply;
+  };
   auto status = [&](const ref::Status& s) { return s.ok() ? ok() : fail(s.error()); };
 
   if (op == "hello") {
@@ -168,6 +190,7 @@ json Refd::Handle(const json& req) {
     dut_.reset();
     udp_.clear();
     started_ = false;
+    longest_stall_ns_ = 0;
     return ok();
   }
   if (op == "start") {
@@ -321,6 +344,7 @@ int Refd::Run(int in_fd, int out_fd) {
   std::string in;
   std::vector<char> buf(1 << 16);
   bool in_open = true;
+  int64_t work_wall = MonotonicNs(), work_cpu = ThreadCpuNs();  // since the last wait returned
   while (!quit_ && in_open) {
     if (dut_) {
       if (dut_->NextDeadline() <= Now()) {
@@ -341,7 +365,14 @@ int Refd::Run(int in_fd, int out_fd) {
     std::vector<pollfd> fds{{in_fd, POLLIN, 0}};
     for (const auto& u : udp_) fds.push_back({u->fd(), POLLIN, 0});
     const timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
+    const int64_t wait_start = MonotonicNs();
+    NoteWork(wait_start - work_wall, ThreadCpuNs() - work_cpu);
     const int n = ::ppoll(fds.data(), fds.size(), &ts, nullptr);
+    work_wall = MonotonicNs();
+    work_cpu = ThreadCpuNs();
+    // A wait that outlasted its timeout returned late, whatever ended it (the timer, or input that
+    // arrived while the daemon could not run: a stopped or starved process resumes into either).
+    NoteWaitReturned(work_wall - wait_start, wait_ns);
     if (n < 0 && errno != EINTR) {
       std::fprintf(stderr, "mroce-refd: ppoll: %s\n", std::strerror(errno));
       return 3;

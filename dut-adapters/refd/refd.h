@@ -56,6 +56,11 @@ class Refd final : public dut::FrameSink {
   void Write(const nlohmann::json& j);
   void FlushOut();
   [[nodiscard]] int64_t Now() const;
+  // Starvation the daemon saw (issue: a loaded host deschedules it, and the harness, which only
+  // sees its own gaps, would judge the late frames): the time it was runnable but off the CPU while
+  // working (wall minus thread CPU time), and how late a timed wait returned. Measured from `start`.
+  void NoteWork(int64_t wall_ns, int64_t cpu_ns);
+  void NoteWaitReturned(int64_t waited_ns, int64_t asked_ns);
 
   Options options_;
   std::unique_ptr<dut::ReferenceDut> dut_;
@@ -69,6 +74,7 @@ class Refd final : public dut::FrameSink {
   int64_t t0_ = 0;
   uint64_t frames_rx_ = 0;
   uint64_t send_errors_ = 0;
+  int64_t longest_stall_ns_ = 0;  // sent as stall_ns in every reply (docs/process-protocol.md)
 };
 
 }  // namespace mroce::refd

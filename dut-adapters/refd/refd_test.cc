@@ -1,9 +1,11 @@
 // mroce-refd driven through the process adapter: the JSON-lines protocol, the UDP data plane on the
 // loopback, and what the harness sees when the process crashes, hangs or writes garbage.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <deque>
+#include <thread>
 
 #include "mroce/dut/reference_dut.h"
 #include "mroce/dut/process_dut.h"
@@ -134,6 +136,27 @@ TEST(RefdTest, WriteOverUdpSocketsLandsAndCompletes) {
   EXPECT_GE(udp_rx, 2u) << "CONNECT_ACK and ACKs came in through them";
   ASSERT_TRUE(live->StateBytes().has_value());
   EXPECT_TRUE(live->Failure().empty());
+}
+
+// A host that keeps the daemon off the CPU (here: SIGSTOP for 150 ms; a loaded machine does the same
+// by scheduling) is a stall the DUT reports in its replies, so the harness can tell starvation from
+// a device bug (issue 19): LongestStall() counts it although the harness itself never stalled.
+TEST(RefdTest, StarvationTheDaemonSawIsReportedAsAStall) {
+  auto d = Spawn(Refd());
+  ASSERT_TRUE(d);
+  LiveWire wire;
+  ASSERT_TRUE(d->Start(Host(1), &wire.to_peer).ok());
+  ASSERT_TRUE(d->StateBytes().has_value());  // a reply: the stall so far is known
+  const TimeNs before = d->LongestStall();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the daemon is back in its timed wait
+  ASSERT_EQ(::kill(d->pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_EQ(::kill(d->pid(), SIGCONT), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(d->StateBytes().has_value());
+  // Stopped inside a wait of at most 100 ms, it returned at least 50 ms late.
+  EXPECT_GE(d->LongestStall(), 40 * kMillisecond) << "before the stop: " << before << " ns";
+  EXPECT_GE(d->LongestStall(), before);
 }
 
 TEST(RefdTest, ARefusedCallIsTheDevicesAnswerNotAFailure) {

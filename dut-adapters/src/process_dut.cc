@@ -359,6 +359,12 @@ Result<json> ProcessDut::Request(const std::string& op, json args) {
                                                                                                : reply.dump().substr(0, 160);
     return MakeError(code, msg);
   }
+  // Optional: the starvation the DUT saw itself (a loaded host), so that the verdict of a run it
+  // could not keep up with is not a FAIL (RunCase reruns it and says inconclusive).
+  if (const auto s = reply.find("stall_ns"); s != reply.end() && s->is_number_unsigned()) {
+    reported_stall_ns_ = std::max<TimeNs>(
+        reported_stall_ns_, static_cast<TimeNs>(std::min<uint64_t>(s->get<uint64_t>(), uint64_t{1} << 62)));
+  }
   return reply;
 }
 

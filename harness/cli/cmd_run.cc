@@ -73,7 +73,7 @@ class RunCommand : public Command {
     sub.add_option("--shard", shard_, "Run only shard I of N (I/N, 1-based); merge the shards with 'mroce-cts merge'");
     sub.add_option("--expectations", expectations_, "Waivers file (YAML): expected non-pass results of this DUT");
     sub.add_option("--catalog", catalog_, "Clause catalog (clauses.json); found next to the suite by default");
-    sub.add_option("--max-stall-us", max_stall_us_, "Live DUTs: a case that did not pass after the harness left the DUT unserved for longer than this is rerun")->capture_default_str();
+    sub.add_option("--max-stall-us", max_stall_us_, "Live DUTs: a case that did not pass after the DUT went unserved (harness or DUT host too busy) for longer than this is rerun")->capture_default_str();
     sub.add_option("--live-attempts", live_attempts_, "Live DUTs: runs in all for a case that keeps stalling; then it is inconclusive")->capture_default_str();
     sub.add_flag("--quiet,-q", quiet_, "Print only the summary");
   }

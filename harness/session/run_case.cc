@@ -108,8 +108,9 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
       }
     }
   }
-  // A live DUT keeps its own clock: when the harness stops serving it for a while (a loaded host
-  // descheduled it), the DUT sees a network stall the case never asked for. A run that did not pass
+  // A live DUT keeps its own clock: when the harness stops serving it for a while, or the DUT's
+  // host keeps it off the CPU (a loaded host descheduled either: Dut::LongestStall counts both),
+  // the DUT sees a network stall the case never asked for. A run that did not pass
   // after such a stall says nothing about the DUT: it is rerun, and if every run stalled, the
   // verdict is inconclusive with the stall named. (DUTs on the simulated clock never stall.)
   const int attempts = std::max(1, options.live_attempts);
@@ -122,9 +123,9 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     if (!judged && attempt < attempts) continue;
     if (judged) return finish(std::move(a));
     std::ostringstream why;
-    why << std::fixed << std::setprecision(3) << "the harness left the live DUT unserved for " << stall / 1e6
+    why << std::fixed << std::setprecision(3) << "the live DUT went unserved for " << stall / 1e6
         << " ms (limit " << options.max_stall_ns / 1e6 << " ms) in each of " << attempts
-        << " run(s): the host is too loaded to judge; the last run said "
+        << " run(s), by the harness or by the DUT's own host: the host is too loaded to judge; the last run said "
         << harness::ToString(a.verdict) << " (" << a.reason << ")";
     a.verdict = harness::Verdict::kInconclusive;
     a.reason = why.str();

@@ -102,7 +102,7 @@ for t in live:
     ran += 1
     if t["verdict"] == sim[t["id"]]:
         same += 1
-    elif t["verdict"] == "inconclusive" and "left the live DUT unserved" in t.get("reason", ""):
+    elif t["verdict"] == "inconclusive" and "live DUT went unserved" in t.get("reason", ""):
         stalled += 1  # the host was too loaded in each of 3 runs: said so, not blamed on the DUT
         print("  %s: inconclusive (host too loaded): %s" % (t["id"], t["reason"]))
     elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not decidable" in t.get("reason", ""):

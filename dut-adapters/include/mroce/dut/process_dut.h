@@ -26,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -83,7 +84,11 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::optional<uint64_t> StateBytes() override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
   [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
-  [[nodiscard]] TimeNs LongestStall() const override { return clock_.longest_stall().nanos(); }
+  // The longer of the stall the harness caused (gaps in serving the DUT) and the one the DUT itself
+  // reports (`stall_ns` in its replies: the time its host kept it off the CPU, docs/process-protocol.md).
+  [[nodiscard]] TimeNs LongestStall() const override {
+    return std::max<TimeNs>(clock_.longest_stall().nanos(), reported_stall_ns_);
+  }
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
@@ -135,6 +140,7 @@ class ProcessDut final : public Dut {
   sim::WallClockDriver clock_;  // started at the first tick; measures LongestStall()
   TimeNs next_tick_ = 0;
   bool sending_ = false;  // the DUT was asked to send: requests now stall it
+  TimeNs reported_stall_ns_ = 0;  // the largest stall_ns the DUT's replies carried
 };
 
 }  // namespace mroce::dut

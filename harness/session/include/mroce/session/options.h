@@ -25,9 +25,9 @@ struct SessionOptions {
   // ~512 samples are kept). Sampling walks the DUT's whole state: benchmarks with thousands of
   // connections sample less often.
   int telemetry_interval_rtts = 1;
-  // Live DUTs: a case that did not pass after the harness left the DUT unserved for longer than
-  // this (Dut::LongestStall) is rerun, up to live_attempts runs in all; if every run stalled it is
-  // inconclusive.
+  // Live DUTs: a case that did not pass after the DUT went unserved (by the harness, or by its own
+  // host when it reports its stall) for longer than this (Dut::LongestStall) is rerun, up to
+  // live_attempts runs in all; if every run stalled it is inconclusive.
   int64_t max_stall_ns = 5'000'000;
   int live_attempts = 3;
   // The clause catalog of the spec the case is judged by (its degrees-of-freedom table decides what
