@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -552,30 +554,57 @@ CheckResult StateBounded(const Ctx& x) {
 }
 
 // --- hint-share -----------------------------------------------------------------------------------
-// MROCE-HINT-001/002: every ACK the DUT sends carries rate_hint = max(1, floor(C * U / N)), N the
-// connections whose data reached the DUT in the last 100 us. U is configurable (0.50..1.00), so the
-// check bounds the hint by C * max_utilisation / N_seen, where N_seen counts arrivals of the last
-// 99 us at the DUT's tap (one microsecond of slack keeps a conforming DUT on the safe side). A receiver
-// using the MAY of MROCE-HINT-003 (max-min) can exceed it when demands differ: use equal demands.
+// MROCE-HINT-001/002/003: every ACK the DUT sends carries rate_hint = max(1, floor(C * U / N)), N the
+// connections whose data reached the DUT in the last 100 us, or a max-min share within HINT-003. U is
+// configurable (0.50..1.00) and the check cannot see the DUT's own instant of counting, so it bounds
+// generously on both sides and judges only what no legal DUT can do:
+//  - above: a hint above C * max_utilisation / N_seen (N_seen: arrivals of the last active_us, 99 by
+//    default) is legal only as a max-min share: with the latest hints the DUT sent to the other
+//    connections active then, at most max(floor(C * max_utilisation), N) (HINT-003 (a));
+//  - below (simulated DUTs): at least min(max(1, floor(C1 * min_utilisation / N_all)), R), N_all the
+//    senders of the last active_us + 2 us, C1 one attachment's line rate (links may be down), R the
+//    connection's arrival rate over the last active_us at the tap (HINT-001, HINT-003 (b)).
+// Connections are matched between directions by the ids their CONNECT frames exchanged; a hint the
+// check cannot attribute is judged by the upper bound alone.
 CheckResult HintShare(const Ctx& x) {
   if (auto p = Precondition(x)) return *p;
   const double umax = Param(x, "max_utilisation", 1.0);
+  const double umin = Param(x, "min_utilisation", 0.5);
   const int64_t active_ns = static_cast<int64_t>(Param(x, "active_us", 99) * 1000);
-  double cap_mbps = static_cast<double>(x.rec.link_rate_bps) / 1e6 * std::max(1, x.c.topology.planes);
-  // A non-zero max_rate the DUT advertised below its capacity caps its own C (MROCE-CONN-018).
-  for (const FrameRecord& r : x.trace.frames) {
-    if (r.event != FrameRecord::Event::kTx || !r.from_dut()) continue;
+  const int64_t active_all_ns = active_ns + 2000;
+  const double link_mbps = static_cast<double>(x.rec.link_rate_bps) / 1e6;
+  double cap_mbps = link_mbps * std::max(1, x.c.topology.planes);
+  double one_link_mbps = link_mbps;
+  using Key = std::pair<int, uint32_t>;  // (peer host, the DUT's connection id)
+  std::map<Key, uint32_t> dut_id_of;     // (peer host, the peer's connection id) -> the DUT's id
+  bool seen_adv = false;
+  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
+    const FrameRecord& r = x.trace.frames[i];
+    const FrameFacts& f = x.trace.facts[i];
+    if (!f.meta || (f.opcode != 0x20 && f.opcode != 0x21)) continue;
+    const bool dut_tx = r.event == FrameRecord::Event::kTx && r.from_dut();
+    const bool dut_rx = r.event == FrameRecord::Event::kRx && r.to_dut();
+    if (!dut_tx && !dut_rx) continue;
     auto fr = Trace::Decode(r, x.trace.meta_port);
     if (!fr.ok() || fr->meta() == nullptr) continue;
     const wire::FieldMap m = wire::ToFieldMap(*fr);
-    const uint64_t op = m.GetU64("ch.opcode").value_or(0);
-    if (op != 0x20 && op != 0x21) continue;
-    const uint64_t adv = m.GetU64("cmh.max_rate").value_or(0);
-    if (adv != 0 && static_cast<double>(adv) < cap_mbps) cap_mbps = static_cast<double>(adv);
-    break;
+    const uint32_t src_id = static_cast<uint32_t>(m.GetU64("cmh.src_conn_id").value_or(0));
+    if (dut_tx && !seen_adv) {
+      // A non-zero max_rate the DUT advertised below its capacity caps its own C (MROCE-CONN-018).
+      seen_adv = true;
+      const uint64_t adv = m.GetU64("cmh.max_rate").value_or(0);
+      if (adv != 0 && static_cast<double>(adv) < cap_mbps) cap_mbps = static_cast<double>(adv);
+      if (adv != 0 && static_cast<double>(adv) < one_link_mbps) one_link_mbps = static_cast<double>(adv);
+    }
+    if (f.opcode != 0x21 || src_id == 0) continue;  // CONNECT_ACK: dst is the requester, src the responder
+    if (dut_tx) dut_id_of[{r.dst_host, f.conn}] = src_id;
+    if (dut_rx) dut_id_of[{r.src_host, src_id}] = f.conn;
   }
   const bool exact = x.params.is_object() && x.params.contains("exact") && x.params.at("exact").get<bool>();
-  std::map<std::pair<int, uint32_t>, int64_t> last_data;  // (peer host, DUT conn id) -> last arrival
+  const bool judge_floor = x.rec.dut_caps.simulated_time;  // a live tap does not see the DUT's instants
+  std::map<Key, int64_t> last_data;                        // -> last arrival
+  std::map<Key, std::deque<std::pair<int64_t, uint64_t>>> arrivals;  // -> (time, IP bytes), last active_us
+  std::map<Key, uint32_t> last_hint;                       // -> the latest hint the DUT sent
   uint64_t judged = 0;
   size_t max_seen = 0;
   for (size_t i = 0; i < x.trace.frames.size(); ++i) {
@@ -583,35 +612,85 @@ CheckResult HintShare(const Ctx& x) {
     const FrameFacts& f = x.trace.facts[i];
     if (!f.meta) continue;
     if (r.event == FrameRecord::Event::kRx && r.to_dut() && f.data && !r.corrupted) {
-      last_data[{r.src_host, f.conn}] = r.time_ns;
+      const Key k{r.src_host, f.conn};
+      last_data[k] = r.time_ns;
+      // IP total length: the frame less Ethernet (and a VLAN tag, to stay below it).
+      arrivals[k].emplace_back(r.time_ns, r.bytes.size() > 18 ? r.bytes.size() - 18 : 0);
       continue;
     }
     if (r.event != FrameRecord::Event::kTx || !r.from_dut() || !f.ack) continue;
-    size_t n = 0;
-    for (const auto& [key, t] : last_data) n += t >= r.time_ns - active_ns ? 1 : 0;
+    const int64_t t = r.time_ns;
+    size_t n = 0, n_all = 0;
+    for (const auto& [key, last] : last_data) {
+      n += last >= t - active_ns ? 1 : 0;
+      n_all += last >= t - active_all_ns ? 1 : 0;
+    }
     max_seen = std::max(max_seen, n);
     const uint64_t allowed =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(cap_mbps * umax / static_cast<double>(std::max<size_t>(n, 1)))));
     ++judged;
-    const bool reserved = f.rate_hint == 0 || f.rate_hint == 0xFFFFFFFFu;
+    const uint32_t h = f.rate_hint;
+    const bool reserved = h == 0 || h == 0xFFFFFFFFu;
     // One active sender: the equal share and every max-min share are the same value (HINT-001, -003).
     const bool must_equal = exact && n <= 1;
-    if (!reserved && (must_equal ? f.rate_hint == allowed : f.rate_hint <= allowed)) continue;
+    const auto mapped = dut_id_of.find({r.dst_host, f.conn});
+    const std::optional<Key> key =
+        mapped != dut_id_of.end() ? std::optional<Key>(Key{r.dst_host, mapped->second}) : std::nullopt;
     std::ostringstream why;
-    if (reserved) {
-      why << "the DUT sent an ACK with rate_hint " << f.rate_hint << ", a value a receiver MUST NOT send";
-    } else {
-      why << "the DUT advertised " << f.rate_hint << " Mb/s while " << n << " connection(s) were sending to it: "
-          << (must_equal ? "exactly " : "at most ")
-          << "C x U / N = " << static_cast<uint64_t>(cap_mbps) << " x " << umax << " / " << std::max<size_t>(n, 1) << " = "
-          << allowed << " Mb/s";
+    uint64_t expected = allowed;
+    bool ok = !reserved && (must_equal ? h == allowed : h <= allowed);
+    if (!ok && !reserved && !must_equal && key) {
+      // HINT-003 (a): a max-min share, if the latest hints of the other active connections leave room.
+      uint64_t others = 0;
+      for (const auto& [k, last] : last_hint) {
+        const auto d = last_data.find(k);
+        if (k != *key && d != last_data.end() && d->second >= t - active_ns) others += last;
+      }
+      const uint64_t budget = std::max<uint64_t>(static_cast<uint64_t>(std::floor(cap_mbps * umax)), n_all);
+      ok = others < budget && h <= budget - others;
+      if (!ok) {
+        expected = others < budget ? budget - others : allowed;
+        why << "the DUT advertised " << h << " Mb/s while " << n << " connection(s) were sending to it: above the equal "
+            << "share C x U / N = " << static_cast<uint64_t>(cap_mbps) << " x " << umax << " / " << std::max<size_t>(n, 1)
+            << " = " << allowed << " Mb/s (MROCE-HINT-001), and as a max-min share (MROCE-HINT-003 (a)) it plus the "
+            << "latest hints of the other active connections (" << others << " Mb/s) exceeds max(floor(C x U), N) = "
+            << budget << " Mb/s";
+      }
+    } else if (!ok && reserved) {
+      expected = 1;
+      why << "the DUT sent an ACK with rate_hint " << h << ", a value a receiver MUST NOT send";
+    } else if (!ok) {
+      why << "the DUT advertised " << h << " Mb/s while " << n << " connection(s) were sending to it: "
+          << (must_equal ? "exactly " : "at most ") << "C x U / N = " << static_cast<uint64_t>(cap_mbps) << " x " << umax
+          << " / " << std::max<size_t>(n, 1) << " = " << allowed << " Mb/s";
     }
-    CheckResult res = Mismatch(x, Verdict::kFail, why.str(), "ack.rate_hint", reserved ? 1 : allowed, f.rate_hint);
+    if (ok && judge_floor && key) {
+      // The floor: no legal hint is below min(equal share at the lowest U, the arrival rate).
+      auto& q = arrivals[*key];
+      while (!q.empty() && q.front().first < t - active_ns) q.pop_front();
+      uint64_t bytes = 0;
+      for (const auto& a : q) bytes += a.second;
+      const uint64_t rate = bytes * 8 / 100;  // over 100 us, in Mb/s: a lower bound of the DUT's R
+      const uint64_t equal_low = std::max<uint64_t>(
+          1, static_cast<uint64_t>(std::floor(one_link_mbps * umin / static_cast<double>(std::max<size_t>(n_all, 1)))));
+      const uint64_t floor_hint = std::min(equal_low, rate);
+      if (h < floor_hint) {
+        ok = false;
+        expected = floor_hint;
+        why << "the DUT advertised " << h << " Mb/s, below every legal hint: the equal share is at least floor(C x U / N) = "
+            << static_cast<uint64_t>(one_link_mbps) << " x " << umin << " / " << std::max<size_t>(n_all, 1) << " = "
+            << equal_low << " Mb/s (MROCE-HINT-001) and a max-min share at least min(that, the connection's arrival rate "
+            << rate << " Mb/s) (MROCE-HINT-003 (b))";
+      }
+    }
+    if (key && !reserved) last_hint[*key] = h;
+    if (ok) continue;
+    CheckResult res = Mismatch(x, Verdict::kFail, why.str(), "ack.rate_hint", expected, h);
     AttachActual(res, r, x.trace.meta_port);
-    // The expected ACK: the same frame with the largest hint the clause allows.
+    // The expected ACK: the same frame with the nearest hint the clauses allow.
     if (auto fr = Trace::Decode(r, x.trace.meta_port); fr.ok() && fr->meta() != nullptr && fr->meta()->ack() != nullptr) {
       wire::Frame want = *fr;
-      want.meta()->ack()->rate_hint = static_cast<uint32_t>(std::min<uint64_t>(allowed, 0xFFFFFFFEu));
+      want.meta()->ack()->rate_hint = static_cast<uint32_t>(std::min<uint64_t>(expected, 0xFFFFFFFEu));
       FrameRecord e = r;
       e.bytes = wire::SerializeFrame(want);
       AttachExpected(res, e, x.trace.meta_port);
@@ -720,8 +799,9 @@ std::vector<CheckInfo> Registry() {
         {"tolerance", kNum, 0, 1, false, "deviation from the share allowed, fraction (default 0.10)"},
         {"bin_rtts", kNum, 0.01, 1e6, false, "bin width in RTTs (default 4)"}},
        e2e, false, One<FairShare>},
-      {"hint-share", "every ACK of the DUT carries a rate hint no larger than its capacity over the active senders",
-       {{"max_utilisation", kNum, 0.5, 1.0, false, "U of MROCE-HINT-001 (default 1.0)"},
+      {"hint-share", "every ACK of the DUT carries the equal share of its capacity over the active senders, or a max-min share within MROCE-HINT-003",
+       {{"max_utilisation", kNum, 0.5, 1.0, false, "largest U of MROCE-HINT-001 (default 1.0)"},
+        {"min_utilisation", kNum, 0.5, 1.0, false, "smallest U of MROCE-HINT-001 (default 0.5)"},
         {"active_us", kNum, 1, 1e9, false, "window in microseconds in which a sender counts as active (default 99)"},
         {"exact", ParamSpec::Type::kBool, 0, 0, false,
          "while one sender is active the hint must equal max(1, floor(C x U)) (default false: at most)"}},

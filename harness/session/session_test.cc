@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "mroce/dut/dut_spec.h"
 #include "mroce/session/checks.h"
+#include "mroce/wire/frame.h"
 #include "mroce/wire/meta.h"
 
 namespace mroce::session {
@@ -158,6 +160,62 @@ TEST(SessionTest, ConstantRateHintQuirkFailsHintShare) {
   EXPECT_NE(r.actual_packet.find("ack.rate_hint"), std::string::npos) << r.actual_packet;
   EXPECT_NE(r.expected_packet.find("ack.rate_hint"), std::string::npos) << "the expected ACK is shown too";
   EXPECT_NE(r.actual_packet, r.expected_packet);
+}
+
+// MROCE-HINT-003: a receiver sharing max-min (variant max_min_hints) gives senders hints above the
+// equal share when others use less; hint-share accepts them within (a), and still fails a hint that
+// breaks (a) or falls below every legal hint (the same trace with one ACK's hint rewritten).
+TEST(SessionTest, HintShareJudgesMaxMinHintsByHint003) {
+  harness::Case c = BaseCase();
+  c.workload.direction = harness::Direction::kPeerToDut;
+  c.workload.senders = 4;
+  c.workload.ops = {{harness::OpKind::kWrite, 128 * 1024, 4, std::nullopt}};
+  c.checks.clear();
+  harness::CheckSpec s;
+  s.name = "hint-share";
+  c.checks.push_back(s);
+  RunRecord equal = Simulate(c, Options("reference", 2));
+  RunRecord maxmin = Simulate(c, Options("reference:variant=max_min_hints", 2));
+  ASSERT_TRUE(maxmin.harness_error.empty()) << maxmin.harness_error;
+  maxmin.trace.Analyze();
+  equal.trace.Analyze();
+  auto checked = RunChecks(c, maxmin);
+  ASSERT_EQ(checked.size(), 1u);
+  EXPECT_EQ(checked[0].verdict, harness::Verdict::kPass) << checked[0].reason;
+  // The variant really shared max-min: some hint above any the equal-share receiver gave.
+  uint32_t max_equal = 0, max_maxmin = 0;
+  size_t biggest = 0, middle = 0, acks = 0;
+  for (size_t i = 0; i < equal.trace.frames.size(); ++i) {
+    if (equal.trace.frames[i].from_dut() && equal.trace.facts[i].ack) max_equal = std::max(max_equal, equal.trace.facts[i].rate_hint);
+  }
+  for (size_t i = 0; i < maxmin.trace.frames.size(); ++i) {
+    const auto& f = maxmin.trace.facts[i];
+    if (!maxmin.trace.frames[i].from_dut() || maxmin.trace.frames[i].event != FrameRecord::Event::kTx || !f.ack) continue;
+    if (f.rate_hint > max_maxmin) {
+      max_maxmin = f.rate_hint;
+      biggest = i;
+    }
+    if (++acks == 200) middle = i;
+  }
+  ASSERT_GT(acks, 200u);
+  // The last senders get more while the others' arrival rates fall away (the equal share counts
+  // every sender of the last 100 us whatever it sends).
+  EXPECT_GT(max_maxmin, max_equal);
+
+  auto rewrite = [](RunRecord rec, size_t i, uint32_t hint) {
+    rec.trace.facts[i].rate_hint = hint;
+    auto fr = Trace::Decode(rec.trace.frames[i], rec.trace.meta_port);
+    EXPECT_TRUE(fr.ok());
+    fr->meta()->ack()->rate_hint = hint;
+    rec.trace.frames[i].bytes = wire::SerializeFrame(*fr);
+    return rec;
+  };
+  auto over = RunChecks(c, rewrite(maxmin, biggest, 0xFFFFFFFEu));
+  ASSERT_EQ(over[0].verdict, harness::Verdict::kFail);
+  EXPECT_NE(over[0].reason.find("MROCE-HINT-003 (a)"), std::string::npos) << over[0].reason;
+  auto under = RunChecks(c, rewrite(maxmin, middle, 1));
+  ASSERT_EQ(under[0].verdict, harness::Verdict::kFail);
+  EXPECT_NE(under[0].reason.find("below every legal hint"), std::string::npos) << under[0].reason;
 }
 
 // Parameters are checked when a configuration is made (impairment/stage_config.h); what only the

@@ -157,5 +157,29 @@ TEST(RateHintAllocator, ConstantQuirk) {
   EXPECT_EQ(a.Hint(0), 95000u);
 }
 
+// MROCE-HINT-003 (variant max_min_hints): the busy sender gets what the light one leaves, the sum
+// of the latest hints stays within max(floor(C x U), N), and when no room is left the equal share
+// of HINT-001 is sent; idle connections are forgotten with their arrivals and hints.
+TEST(RateHintAllocator, MaxMinWithinHint003) {
+  RateHintAllocator a(100000, 100000, /*constant=*/false, 950, /*max_min=*/true);
+  for (int i = 0; i < 100; ++i) a.OnData(1, 40000 + i * 100, 1000);  // 100 kB in 100 us: 8000 Mb/s
+  a.OnData(2, 45000, 1000);                                           // 80 Mb/s
+  EXPECT_EQ(a.ArrivalRateMbps(1, 50000), 8000u);
+  EXPECT_EQ(a.ArrivalRateMbps(2, 50000), 80u);
+  EXPECT_EQ(a.Hint(50000), 47500u);          // the equal share of 2
+  EXPECT_EQ(a.HintFor(1, 50000), 94840u);    // 95000 less the light sender's demand (2 x 80)
+  EXPECT_EQ(a.HintFor(2, 50000), 160u);      // 95000 - 94840: (a); at least min(47500, 80): (b)
+  EXPECT_EQ(a.HintFor(1, 50000), 94840u);
+  a.OnData(3, 50000, 1000);
+  EXPECT_EQ(a.HintFor(3, 50000), 31666u);    // no room left under (a): the equal share of 3
+  EXPECT_GT(a.StateBytes(), 0u);
+  EXPECT_EQ(a.ActiveSenders(50000 + 100000), 0u);
+  EXPECT_EQ(a.StateBytes(), 0u);             // arrivals and latest hints went with the connections
+  RateHintAllocator plain(100000, 100000);
+  plain.OnData(1, 0, 1000);
+  plain.OnData(2, 0, 1000);
+  EXPECT_EQ(plain.HintFor(1, 10), plain.Hint(10));
+}
+
 }  // namespace
 }  // namespace mroce::ref

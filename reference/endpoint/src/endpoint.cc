@@ -29,7 +29,8 @@ Endpoint::Endpoint(EndpointConfig config, FrameSink* sink) : rng_(config.seed) {
                                                                                  : ctx_.config.link_capacity_mbps;
   ctx_.rate_hints = RateHintAllocator(hint_capacity, spec::kActiveSenderWindow,
                                       ctx_.config.quirks.Has(Quirk::kConstantRateHint),
-                                      std::clamp<uint32_t>(ctx_.config.hint_utilisation_permille, 500, 1000));
+                                      std::clamp<uint32_t>(ctx_.config.hint_utilisation_permille, 500, 1000),
+                                      ctx_.config.variants.Has(Variant::kMaxMinHints));
 }
 
 Endpoint::~Endpoint() = default;

@@ -28,7 +28,8 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
   ReceiveWindow& rx = path.rx;
   if (pkt.meh() == nullptr) return;
   // MROCE-HINT-002: the connection counts in N from the arrival of any data packet.
-  c_.ctx_.rate_hints.OnData(c_.local_id_, now);
+  // IP + UDP + the MetaRoCE packet (IPv6's 40-byte header assumed: never below the IP total length).
+  c_.ctx_.rate_hints.OnData(c_.local_id_, now, static_cast<uint32_t>(48 + pkt.size()));
   const int8_t epoch_diff = static_cast<int8_t>(pkt.ch.path_epoch - rx.epoch());
   if (epoch_diff < 0 && !c_.Quirk(Quirk::kAcceptStaleEpoch)) {
     path.rx_counters.Add(PathRxCounter::kStaleEpochRx);  // MROCE-DUP-003: no reply
@@ -339,7 +340,7 @@ void Receiver::SendAck(int pi, TimeNs now) {
   wire::AckHeader a;
   a.epsn = rx.epsn();
   a.trigger_psn = rx.last_psn;
-  a.rate_hint = c_.ctx_.rate_hints.Hint(now);  // MROCE-ACK-005 / MROCE-HINT-001
+  a.rate_hint = c_.ctx_.rate_hints.HintFor(c_.local_id_, now);  // MROCE-ACK-005 / HINT-001 / HINT-003
   a.ce_count = echo_ce ? rx.ce_since_ack : 0;
   const TimeNs held = rx.last_arrival == kNever ? 0 : std::max<TimeNs>(0, now - rx.last_arrival);
   a.ack_delay = static_cast<uint16_t>(std::min<TimeNs>(held / spec::kAckDelayUnit, 0xFFFF));

@@ -40,6 +40,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "hold an RNR-NACKed PSN for twice the NACK's delay"},
     {Variant::kProbeClockOffset, "probe_clock_offset", "MROCE-HDR-016", "",
      "PROBE tx_time read from a clock 2^40 ns ahead (opaque to the receiver)"},
+    {Variant::kMaxMinHints, "max_min_hints", "MROCE-HINT-003", "",
+     "rate hints shared max-min by arrival rate, within HINT-003's sum and floor (else the equal share)"},
 }};
 
 }  // namespace
