@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "script_checks.h"
+#include "mroce/session/clause_monitor.h"
 #include "mroce/wire/dump.h"
 #include "mroce/wire/frame.h"
 
@@ -755,6 +756,56 @@ CheckResult StateReleased(const Ctx& x) {
                   "state bytes", before, after);
 }
 
+// --- clause-monitor -------------------------------------------------------------------------------
+// One FAIL per violated rule (its first violation, with the count of the others), else one PASS naming
+// the clauses whose rules judged something; SKIP when the DUT sent no MetaRoCE frame at all.
+void ClauseMonitor(const CheckContext& x, std::vector<CheckResult>& out) {
+  const MonitorReport rep = RunClauseMonitor(x.rec);
+  const auto& rules = MonitorRules();
+  const Trace& t = x.rec.trace;
+  std::set<std::string> judged;
+  for (size_t k = 0; k < rules.size(); ++k) {
+    if (rep.judged[k] > 0) judged.insert(std::string(rules[k].clause));
+  }
+  bool failed = false;
+  for (size_t k = 0; k < rules.size(); ++k) {
+    if (rep.violation_counts[k] == 0) continue;
+    const MonitorViolation* v = nullptr;
+    for (const MonitorViolation& w : rep.violations) {
+      if (w.rule == k) {
+        v = &w;
+        break;
+      }
+    }
+    if (v == nullptr) continue;
+    failed = true;
+    CheckResult r = x.base;
+    r.clauses = {std::string(rules[k].clause)};
+    r.verdict = Verdict::kFail;
+    r.reason = "[" + std::string(rules[k].id) + "] " + v->reason;
+    if (rep.violation_counts[k] > 1) r.reason += " (and " + std::to_string(rep.violation_counts[k] - 1) + " more)";
+    if (v->has_values) r.mismatch = harness::ValueMismatch::Scalar(v->field, v->expected, v->actual);
+    if (v->frame >= 0) AttachActual(r, t.frames[static_cast<size_t>(v->frame)], t.meta_port);
+    if (v->related >= 0) AttachExpected(r, t.frames[static_cast<size_t>(v->related)], t.meta_port);
+    if (v->control >= 0) {
+      const ControlRecord& c = t.control[static_cast<size_t>(v->control)];
+      std::ostringstream d;
+      d << "completion at " << c.time_ns << " ns: connection " << c.conn << " stream " << c.stream << " wr_id " << c.wr_id
+        << " op " << dut::OpKindName(c.op) << " status " << dut::OpStatusName(c.status) << " bytes " << c.bytes;
+      r.actual_packet = d.str();
+    }
+    out.push_back(std::move(r));
+  }
+  if (failed) return;
+  CheckResult r = x.base;
+  r.clauses.assign(judged.begin(), judged.end());
+  if (judged.empty()) {
+    r.verdict = Verdict::kSkip;
+    r.reason = "the DUT sent no MetaRoCE frame and completed nothing: nothing for the clause monitor to judge";
+  }
+  out.push_back(std::move(r));
+}
+
 // Adapts a check that gives one result to the registry's form.
 template <CheckResult (*F)(const Ctx&)>
 void One(const CheckContext& x, std::vector<CheckResult>& out) {
@@ -828,6 +879,8 @@ std::vector<CheckInfo> Registry() {
        {}, e2e, false, One<AckCeCount>},
       {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
+      {"clause-monitor", "every DUT frame and completion obeys the MUST clauses decidable from the trace (clause_monitor.h)", {},
+       e2e, true, ClauseMonitor, true},
       {"script-steps", "each expect step matched a DUT frame in its window (or none, if absent); no DUT call refused", {},
        scripted, true, ScriptSteps},
       {"reference-match", "the DUT's frames matched by the expect steps are spec-equivalent to the reference endpoint's", {}, scripted,
@@ -866,7 +919,7 @@ std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRec
                                             const harness::Catalog* catalog) {
   std::vector<harness::CheckSpec> specs;
   for (const CheckInfo& info : AllChecks()) {
-    if (info.implicit && info.style == c.style) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
+    if (info.implicit && (info.all_styles || info.style == c.style)) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
   }
   specs.insert(specs.end(), c.checks.begin(), c.checks.end());
   if (c.checks.empty() && c.style == harness::Style::kEndToEnd) {

@@ -294,6 +294,10 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     });
     ControlRecord r{ControlRecord::Kind::kPost, now, kDutHost, conn, stream, wr, op, dut::OpStatus::kSuccess,
                     static_cast<uint32_t>(size), ""};
+    if (!st.ok()) {  // A refused post is no work request: nothing will complete it.
+      r.kind = ControlRecord::Kind::kError;
+      r.detail = std::string("Post") + std::string(dut::OpKindName(op)) + " refused: " + st.error().message;
+    }
     rec_.trace.control.push_back(r);
     if (!st.ok()) return error(st.error().message);
   }

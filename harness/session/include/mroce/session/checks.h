@@ -17,6 +17,9 @@
 //   state-released                 protocol state back to its size before the workload
 //   counter                        a DUT telemetry counter within bounds
 //   state-bounded                  DUT protocol state never above a bound
+//   every case (both styles)
+//   clause-monitor                 the passive oracle of clause_monitor.h: header, sequence, ACK,
+//                                  probe, setup and completion rules on every DUT frame
 //   scripted (run on every scripted case)
 //   script-steps                   each expect step matched in its window; no DUT call refused
 //   reference-match                the DUT's matched frames are spec-equivalent to the reference's
@@ -53,6 +56,7 @@ struct CheckInfo {
   harness::Style style = harness::Style::kEndToEnd;  // The style of case it judges.
   bool implicit = false;  // Runs on every case of its style without being named.
   CheckFn fn = nullptr;
+  bool all_styles = false;  // Implicit in both styles.
 };
 
 [[nodiscard]] const std::vector<CheckInfo>& AllChecks();

@@ -1,0 +1,945 @@
+// The clause monitor (see clause_monitor.h). One pass over the trace in recording order: each frame
+// the DUT sent is judged against the state that the frames it received and sent before establish.
+#include "mroce/session/clause_monitor.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "mroce/wire/frame.h"
+
+namespace mroce::session {
+namespace {
+
+// Rule indices (parallel to Rules()).
+enum R : size_t {
+  kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
+  kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
+  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
+  kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
+  kProbeSequence, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kNonce,
+  kCompletionOnce, kCompletionOrder, kRuleCount
+};
+
+const std::vector<MonitorRule>& Rules() {
+  static const std::vector<MonitorRule> rules = {
+      {"header.parse", "MROCE-GEN-001", "every frame the DUT sends to the MetaRoCE port parses: layout, lengths, CRC (MROCE-CRC-001)"},
+      {"encap.sport", "MROCE-ENC-004", "UDP source port in 49152..65535"},
+      {"encap.udp-checksum", "MROCE-ENC-006", "UDP checksum 0 over IPv4"},
+      {"encap.ecn", "MROCE-ENC-007", "IP ECN ECT(0) in every packet sent, data and control alike"},
+      {"header.reserved", "MROCE-GEN-001", "reserved fields and reserved flag bits 0"},
+      {"header.version", "MROCE-HDR-002", "CH.ver 1 in connection management, the negotiated version otherwise"},
+      {"header.payload-len", "MROCE-HDR-003", "no payload on READ_REQ and non-data opcodes; data payload at most the negotiated MTU"},
+      {"header.ch-fields", "MROCE-HDR-004", "CH.psn 0 except on data and PROBE; path_id and epoch 0 in connection management; dst_conn_id 0 in CONNECT_REQ (table 3.9)"},
+      {"header.flags", "MROCE-HDR-005", "AR/RTX/FIRST/LAST on data only, IMM on WRITE_IMM/SEND_IMM, SE on SEND/SEND_IMM/WRITE_IMM, ECE/TRTX on ACK only"},
+      {"header.first-last", "MROCE-HDR-006", "FIRST iff msg_offset 0, LAST iff msg_offset + payload_len = msg_len; READ_REQ both"},
+      {"header.imm", "MROCE-HDR-007", "IMM set on every WRITE_IMM/SEND_IMM packet and only there; imm 0 when IMM is clear"},
+      {"header.meh-fields", "MROCE-GEN-001", "recv_seq 0 unless SEND/SEND_IMM/WRITE_IMM; rkey and va 0 unless WRITE/WRITE_IMM/READ_REQ (table 3.5)"},
+      {"header.path-id", "MROCE-PATH-001", "path_id below the negotiated num_paths"},
+      {"header.stream-id", "MROCE-STRM-001", "stream_id below the negotiated max_streams"},
+      {"encap.plane", "MROCE-ENC-009", "data and PROBE of path p, and the PROBE_ACK for path p, leave through plane p mod num_planes"},
+      {"data.segmentation", "MROCE-STRM-007", "msg_offset a multiple of the MTU, payload_len = min(MTU, msg_len - msg_offset)"},
+      {"data.ack-requested", "MROCE-ACK-014", "AR on the last packet of every message and on every packet with RTX"},
+      {"data.message-fields", "MROCE-STRM-004", "every packet of one message carries the same opcode, msg_len and MEH fields; a segment sent again the same bytes"},
+      {"data.psn-sequence", "MROCE-PATH-006", "the first new PSN of a path is 0 (in a later epoch the PROBEs' PSN), each further new PSN the previous + 1"},
+      {"data.retransmission", "MROCE-LOSS-002", "a PSN sent again on its path and epoch carries RTX and the original's opcode, flags and content"},
+      {"data.resend", "MROCE-PATH-014", "RTX on a new PSN (a re-send) only for content sent before, whose last path had failed: the DUT sent a PROBE on it"},
+      {"data.failed-path", "MROCE-PATH-011", "no data in a path's epoch once the DUT sent a PROBE announcing a newer one (the path failed)"},
+      {"data.epoch", "MROCE-PATH-008", "data starts in epoch 0; a path's epoch changes only to one its PROBEs announced, above the current"},
+      {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before 3 PROBE_ACKs matching the epoch's PROBEs arrived"},
+      {"data.window", "MROCE-PATH-007", "a new PSN p only while p - snd_una < 256, snd_una from the ACKs that arrived"},
+      {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
+      {"conn.established", "MROCE-CONN-009", "no packet other than connection management to a connection id before a CONNECT_ACK set it up"},
+      {"ack.epoch", "MROCE-ACK-003", "an ACK names epoch 0 or an epoch that a PROBE which arrived announced"},
+      {"ack.only-arrived", "MROCE-ACK-003", "epsn and SACK bits acknowledge only PSNs that arrived at the DUT in that epoch (MROCE-ACK-001)"},
+      {"ack.epsn-monotone", "MROCE-ACK-002", "the epsn of a path never decreases within an epoch"},
+      {"ack.sack-persistent", "MROCE-ACK-003", "a PSN once reported received stays reported (below epsn or its SACK bit set) within the epoch"},
+      {"ack.trigger", "MROCE-ACK-004", "trigger_psn is a PSN that arrived on the path; ECE only if it arrived CE-marked, TRTX only if with RTX"},
+      {"ack.needs-arrival", "MROCE-ACK-009", "no ACK of a path on which no data packet arrived since its previous ACK", true},
+      {"ack.ce-count", "MROCE-ACK-004", "ce_count at most the CE-marked data packets of the path that arrived since its previous ACK", true},
+      {"ack.rate-hint", "MROCE-HINT-001", "rate_hint never 0 nor 0xFFFFFFFF"},
+      {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
+      {"probe.sequence", "MROCE-PATH-016", "PROBEs announce an epoch above the current with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
+      {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
+      {"connect.request", "MROCE-CONN-004", "CONNECT_REQ: reason 0, non-zero src_conn_id (MROCE-CONN-001) and nonce (MROCE-CONN-002), parameters in range"},
+      {"connect.retransmission", "MROCE-CONN-005", "a CONNECT_REQ sent again is byte-identical, 1 ms after the first and doubling (1 us granularity; live: not timed), at most 7 times"},
+      {"connect.accept", "MROCE-CONN-007", "CONNECT_ACK answers a CONNECT_REQ that arrived: its src_conn_id and nonce, reason 0, values at most requested"},
+      {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
+      {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
+      {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
+  };
+  return rules;
+}
+
+constexpr size_t kKeepPerRule = 8;
+constexpr int64_t kGranularityNs = 1000;     // Clock granularity G (table 15.1).
+constexpr int64_t kLiveGraceNs = 5'000'000;  // Live DUTs: how long a frame may sit in the DUT unseen.
+
+using wire::Opcode;
+
+bool Below(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }  // serial a < b
+bool EpochAbove(uint8_t a, uint8_t b) { return static_cast<int8_t>(a - b) > 0; }
+std::string Str(uint64_t v) { return std::to_string(v); }
+std::string Name(Opcode op) { return std::string(wire::OpcodeName(op)); }
+
+struct Negotiated {
+  uint32_t dut_id = 0;
+  uint32_t peer_id = 0;
+  uint64_t nonce = 0;
+  uint8_t version = 1;
+  uint8_t num_paths = 0;
+  uint8_t num_planes = 0;
+  uint16_t mtu = 0;
+  uint16_t max_streams = 0;
+  uint32_t generation = 0;  // Bumped for each new connection under the same key.
+};
+
+// The DUT's sending side of one path of one connection.
+struct TxPath {
+  bool started = false;   // A data packet was seen.
+  uint8_t epoch = 0;      // The epoch of the path's data.
+  uint32_t first = 0;     // First PSN of the epoch.
+  uint32_t next_new = 0;  // snd_nxt as the frames show it.
+  std::map<uint32_t, long> sent;  // PSN -> frame index of its first transmission in this epoch.
+  // ACKs of this epoch that arrived.
+  bool have_cum = false;
+  uint32_t cum = 0;                                        // Highest epsn.
+  std::vector<std::pair<int64_t, uint32_t>> cum_history;  // (time, epsn) each time cum rose.
+  std::map<uint32_t, int64_t> sacked;                      // PSN -> time first SACKed.
+  uint32_t una = 0;
+  // PROBEs the DUT sent: epoch -> (psn, frame of the first); (epoch, probe_seq, tx_time) of each.
+  std::map<uint8_t, std::pair<uint32_t, long>> probe_psn;
+  std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes;
+  std::map<uint8_t, int> probe_acks;  // epoch -> matching PROBE_ACKs that arrived
+  uint32_t last_probe_seq = 0;
+};
+
+// The DUT's receiving side of one path of one connection.
+struct RxPath {
+  uint8_t current = 0;                                // the highest epoch a PROBE that arrived announced
+  std::map<uint8_t, uint32_t> epoch_first;            // epoch -> first PSN (the PROBE's that started it)
+  std::map<uint8_t, std::set<uint32_t>> arrived;      // epoch -> PSNs that arrived
+  std::map<uint8_t, uint32_t> contiguous;             // epoch -> lowest PSN from the first not arrived (lazy)
+  std::map<uint32_t, std::pair<bool, bool>> trigger;  // PSN (any epoch) -> (arrived CE-marked once, with RTX once)
+  uint64_t arrivals_since_ack = 0;
+  uint64_t ce_since_ack = 0;
+  struct Reported {  // What the DUT's last ACK of an epoch said.
+    bool any = false;
+    uint32_t epsn = 0;
+    std::vector<uint32_t> sacked;
+    long frame = -1;
+  };
+  std::map<uint8_t, Reported> reported;
+};
+
+using ConnKey = std::pair<int, uint32_t>;  // (remote host, the peer's connection id)
+using ReqKey = std::tuple<int, uint32_t, uint64_t>;  // (remote host, requester's src_conn_id, nonce)
+
+class Monitor {
+ public:
+  explicit Monitor(const RunRecord& rec) : t_(rec.trace), live_(!rec.dut_caps.simulated_time) {
+    out_.judged.assign(kRuleCount, 0);
+    out_.violation_counts.assign(kRuleCount, 0);
+  }
+
+  MonitorReport Run() {
+    for (size_t i = 0; i < t_.frames.size(); ++i) {
+      const FrameRecord& r = t_.frames[i];
+      if (r.event == FrameRecord::Event::kTx && r.from_dut()) {
+        DutSent(static_cast<long>(i));
+      } else if (r.event == FrameRecord::Event::kRx && r.to_dut()) {
+        DutGot(static_cast<long>(i));
+      }
+    }
+    Completions();
+    return std::move(out_);
+  }
+
+ private:
+  const Trace& t_;
+  bool live_ = false;
+  MonitorReport out_;
+  MonitorViolation sink_;  // Takes the violations beyond kKeepPerRule.
+
+  std::map<ConnKey, Negotiated> conns_;
+  std::map<std::pair<int, uint32_t>, ConnKey> by_dut_id_;  // (host, DUT's id) -> key
+  std::map<std::tuple<ConnKey, uint32_t, uint8_t>, TxPath> tx_;  // (key, generation, path)
+  std::map<std::tuple<ConnKey, uint32_t, uint8_t>, RxPath> rx_;
+  // First packet of each message and of each segment: (key, generation, stream, msn, is READ_RESP[, offset]).
+  std::map<std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool>, long> message_;
+  std::map<std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>, long> segment_;
+  // The last transmission of each segment: (key, generation, stream, msn, READ_RESP, offset) -> frame.
+  std::map<std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>, long> last_sent_;
+  std::map<ReqKey, std::vector<long>> dut_requests_;  // The DUT's CONNECT_REQs.
+  std::map<ReqKey, long> arrived_requests_;           // CONNECT_REQs that arrived at the DUT.
+  std::map<ReqKey, long> dut_accepts_;                // The DUT's first CONNECT_ACK per request.
+  std::map<ConnKey, uint64_t> refused_accepts_;       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
+  std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
+  std::set<std::tuple<int, uint32_t, uint8_t, uint8_t, uint32_t, uint64_t>> arrived_probes_;
+
+  // --- reporting ----------------------------------------------------------------------------------
+  void Judged(R rule) { ++out_.judged[rule]; }
+  MonitorViolation& Violate(R rule, long frame, std::string reason, long related = -1) {
+    if (out_.violation_counts[rule]++ >= kKeepPerRule) return sink_ = MonitorViolation{};
+    MonitorViolation v;
+    v.rule = rule;
+    v.frame = frame;
+    v.related = related;
+    v.reason = std::move(reason);
+    out_.violations.push_back(std::move(v));
+    return out_.violations.back();
+  }
+  static void Values(MonitorViolation& v, std::string field, uint64_t expected, uint64_t actual) {
+    v.field = std::move(field);
+    v.expected = expected;
+    v.actual = actual;
+    v.has_values = true;
+  }
+  void Expect(R rule, bool ok, long frame, const std::string& reason, const std::string& field, uint64_t expected,
+              uint64_t actual, long related = -1) {
+    Judged(rule);
+    if (!ok) Values(Violate(rule, frame, reason, related), field, expected, actual);
+  }
+
+  // --- decoding -----------------------------------------------------------------------------------
+  std::optional<wire::Frame> Decode(const FrameRecord& r, std::string* error = nullptr) const {
+    wire::ParseOptions o;
+    o.meta_port = t_.meta_port;
+    auto f = wire::ParseFrame(r.bytes, o);
+    if (!f.ok()) {
+      if (error != nullptr) *error = f.error().code + ": " + f.error().message;
+      return std::nullopt;
+    }
+    return std::move(f).value();
+  }
+  // The MetaRoCE packet of a frame already found parseable (a copy).
+  wire::MetaPacket MetaAt(long idx) const { return *Decode(t_.frames[idx])->meta(); }
+  // Whether a frame that does not parse was meant for the MetaRoCE port.
+  bool ToMetaPort(const FrameRecord& r) const {
+    wire::ParseOptions o;
+    o.meta_port = t_.meta_port;
+    o.verify_crc = false;
+    o.verify_ip_checksum = false;
+    auto f = wire::ParseFrame(r.bytes, o);
+    if (f.ok()) return f.value().udp.dport == t_.meta_port;
+    const auto& b = r.bytes;  // Not even the lengths hold: UDP to the port at the IPv4 offsets?
+    return b.size() >= 38 && b[12] == 0x08 && b[13] == 0x00 && b[23] == 17 && ((b[36] << 8) | b[37]) == t_.meta_port;
+  }
+
+  // --- connections --------------------------------------------------------------------------------
+  const Negotiated* Conn(const ConnKey& k) const {
+    auto it = conns_.find(k);
+    return it == conns_.end() ? nullptr : &it->second;
+  }
+  TxPath& Tx(const ConnKey& k, const Negotiated& n, uint8_t path) { return tx_[{k, n.generation, path}]; }
+  RxPath& Rx(const ConnKey& k, const Negotiated& n, uint8_t path) { return rx_[{k, n.generation, path}]; }
+  void Register(const ConnKey& k, Negotiated n) {
+    auto it = conns_.find(k);
+    if (it != conns_.end()) {
+      if (it->second.nonce == n.nonce && it->second.dut_id == n.dut_id) return;  // the same connection again
+      n.generation = it->second.generation + 1;
+    }
+    conns_[k] = n;
+    by_dut_id_[{k.first, n.dut_id}] = k;
+  }
+  static Negotiated FromCmh(const wire::ConnMgmtHeader& c, uint32_t dut_id, uint32_t peer_id) {
+    Negotiated n;
+    n.dut_id = dut_id;
+    n.peer_id = peer_id;
+    n.nonce = c.nonce;
+    n.version = c.ver_min;
+    n.num_paths = c.num_paths;
+    n.num_planes = c.num_planes;
+    n.mtu = c.mtu;
+    n.max_streams = c.max_streams;
+    return n;
+  }
+
+  // The connection a non-connection-management packet of the DUT names; judges conn.established.
+  const Negotiated* Named(long i, const FrameRecord& r, const wire::MetaPacket& m, ConnKey* key) {
+    *key = {r.dst_host, m.ch.dst_conn_id};
+    const Negotiated* n = Conn(*key);
+    Judged(kBeforeEstablished);
+    if (n == nullptr) {
+      Values(Violate(kBeforeEstablished, i,
+                     Name(m.ch.opcode) + " to connection id " + Str(m.ch.dst_conn_id) +
+                         " before any CONNECT_ACK set up a connection with that id"),
+             "ch.dst_conn_id", 0, m.ch.dst_conn_id);
+      return nullptr;
+    }
+    Expect(kVersion, m.ch.ver == n->version, i, "CH.ver differs from the negotiated version", "ch.ver", n->version,
+           m.ch.ver);
+    return n;
+  }
+  void Plane(long i, const FrameRecord& r, const Negotiated& n, uint8_t path) {
+    if (n.num_planes == 0) return;
+    const int want = path % n.num_planes;
+    Expect(kPlane, r.plane == want, i, "path " + Str(path) + " sent through plane " + Str(r.plane), "plane", want, r.plane);
+  }
+
+  // --- frames the DUT sent ------------------------------------------------------------------------
+  void DutSent(long i) {
+    const FrameRecord& r = t_.frames[i];
+    std::string error;
+    auto fr = Decode(r, &error);
+    if (!fr) {
+      if (ToMetaPort(r)) {
+        Judged(kParse);
+        Violate(kParse, i, "the DUT sent a frame to the MetaRoCE port that does not parse: " + error);
+      }
+      return;
+    }
+    const wire::MetaPacket* m = fr->meta();
+    if (m == nullptr) return;  // RoCEv2 or another protocol: not judged here
+    Judged(kParse);
+    const Opcode op = m->ch.opcode;
+    const bool data = wire::IsDataOpcode(op);
+    const bool cm = wire::ExtKindOf(op) == wire::ExtKind::kConnMgmt;
+    Expect(kSport, fr->udp.sport >= 49152, i, "UDP source port below the entropy range 49152..65535", "udp.sport", 49152,
+           fr->udp.sport);
+    if (fr->is_ipv4()) {
+      Expect(kUdpChecksum, fr->udp.checksum == 0, i, "UDP checksum over IPv4 not 0", "udp.checksum", 0, fr->udp.checksum);
+    }
+    Expect(kEcn, fr->ecn() == wire::kEcnEct0, i, "IP ECN is not ECT(0) (binary 10)", "ip.ecn", wire::kEcnEct0, fr->ecn());
+    Reserved(i, *m);
+    if (cm) {
+      Expect(kVersion, m->ch.ver == 1, i, "connection-management packet with CH.ver other than 1 (MROCE-VER-001)", "ch.ver",
+             1, m->ch.ver);
+    }
+    Flags(i, *m);
+    ChFields(i, *m);
+    if (!data || op == Opcode::kReadReq) {
+      Expect(kPayloadLen, m->payload.empty(), i, Name(op) + " carries payload", "ch.payload_len", 0, m->payload.size());
+    }
+    if (data) {
+      DataSent(i, *m);
+    } else if (op == Opcode::kAck) {
+      AckSent(i, r, *m);
+    } else if (op == Opcode::kNack) {
+      NackSent(i, r, *m);
+    } else if (op == Opcode::kProbe) {
+      ProbeSent(i, r, *m);
+    } else if (op == Opcode::kProbeAck) {
+      ProbeAckSent(i, r, *m);
+    } else if (cm) {
+      CmSent(i, r, *m);
+    }
+  }
+
+  void Reserved(long i, const wire::MetaPacket& m) {
+    auto zero = [&](const char* field, uint64_t v) {
+      Expect(kReserved, v == 0, i, std::string("reserved field ") + field + " not 0", field, 0, v);
+    };
+    zero("ch.rsvd0", m.ch.rsvd0);
+    zero("ch.flags.rsvd", m.ch.flags & wire::kFlagsReservedMask);
+    if (const auto* e = m.meh()) {
+      zero("meh.rsvd1", e->rsvd1);
+      zero("meh.rsvd2", e->rsvd2);
+      zero("meh.rsvd3", e->rsvd3);
+    }
+    if (const auto* e = m.nack()) zero("nakh.rsvd", e->rsvd);
+    if (const auto* e = m.cmh()) {
+      zero("cmh.rsvd4", e->rsvd4);
+      zero("cmh.rsvd5", e->rsvd5);
+      zero("cmh.rsvd6", e->rsvd6);
+    }
+    if (const auto* e = m.prh()) zero("prh.rsvd7", e->rsvd7);
+  }
+
+  void Flags(long i, const wire::MetaPacket& m) {
+    const Opcode op = m.ch.opcode;
+    uint16_t allowed = 0;
+    if (wire::IsDataOpcode(op)) allowed |= wire::kFlagAr | wire::kFlagRtx | wire::kFlagFirst | wire::kFlagLast;
+    if (op == Opcode::kWriteImm || op == Opcode::kSendImm) allowed |= wire::kFlagImm;
+    if (op == Opcode::kSend || op == Opcode::kSendImm || op == Opcode::kWriteImm) allowed |= wire::kFlagSe;
+    if (op == Opcode::kAck) allowed |= wire::kFlagEce | wire::kFlagTrtx;
+    const uint16_t defined = m.ch.flags & static_cast<uint16_t>(~wire::kFlagsReservedMask);
+    Expect(kFlags, (defined & ~allowed) == 0, i, "flag bits not allowed on " + Name(op) + " (table 3.2)", "ch.flags",
+           defined & allowed, defined);
+  }
+
+  void ChFields(long i, const wire::MetaPacket& m) {
+    const Opcode op = m.ch.opcode;
+    if (!wire::IsDataOpcode(op) && op != Opcode::kProbe) {
+      Expect(kChFields, m.ch.psn == 0, i, "CH.psn of " + Name(op) + " not 0", "ch.psn", 0, m.ch.psn);
+    }
+    if (wire::ExtKindOf(op) == wire::ExtKind::kConnMgmt) {
+      Expect(kChFields, m.ch.path_id == 0, i, "connection-management packet with CH.path_id not 0", "ch.path_id", 0,
+             m.ch.path_id);
+      Expect(kChFields, m.ch.path_epoch == 0, i, "connection-management packet with CH.path_epoch not 0", "ch.path_epoch",
+             0, m.ch.path_epoch);
+    }
+    if (op == Opcode::kConnectReq) {
+      Expect(kChFields, m.ch.dst_conn_id == 0, i, "CONNECT_REQ with CH.dst_conn_id not 0", "ch.dst_conn_id", 0,
+             m.ch.dst_conn_id);
+    }
+  }
+
+  void DataSent(long i, const wire::MetaPacket& m) {
+    const FrameRecord& r = t_.frames[i];
+    const wire::MessageExt& e = *m.meh();
+    const Opcode op = m.ch.opcode;
+    const auto& ch = m.ch;
+    const uint32_t len = static_cast<uint32_t>(m.payload.size());
+    if (op == Opcode::kReadReq) {
+      const bool both = ch.Has(wire::kFlagFirst) && ch.Has(wire::kFlagLast);
+      Expect(kFirstLast, both, i, "READ_REQ without both FIRST and LAST", "ch.flags.first&last", 1, both);
+    } else {
+      const bool first = e.msg_offset == 0;
+      const bool last = static_cast<uint64_t>(e.msg_offset) + len == e.msg_len;
+      Expect(kFirstLast, ch.Has(wire::kFlagFirst) == first, i, "FIRST does not match msg_offset == 0", "ch.flags.first",
+             first, ch.Has(wire::kFlagFirst));
+      Expect(kFirstLast, ch.Has(wire::kFlagLast) == last, i, "LAST does not match msg_offset + payload_len == msg_len",
+             "ch.flags.last", last, ch.Has(wire::kFlagLast));
+    }
+    const bool imm_op = op == Opcode::kWriteImm || op == Opcode::kSendImm;
+    Expect(kImm, ch.Has(wire::kFlagImm) == imm_op, i, "IMM flag wrong on " + Name(op), "ch.flags.imm", imm_op,
+           ch.Has(wire::kFlagImm));
+    if (!ch.Has(wire::kFlagImm)) Expect(kImm, e.imm == 0, i, "imm not 0 while IMM is clear", "meh.imm", 0, e.imm);
+    const bool uses_recv = op == Opcode::kSend || op == Opcode::kSendImm || op == Opcode::kWriteImm;
+    const bool uses_remote = op == Opcode::kWrite || op == Opcode::kWriteImm || op == Opcode::kReadReq;
+    if (!uses_recv) {
+      Expect(kMehFields, e.recv_seq == 0, i, "recv_seq not 0 on " + Name(op), "meh.recv_seq", 0, e.recv_seq);
+    }
+    if (!uses_remote) {
+      Expect(kMehFields, e.rkey == 0, i, "rkey not 0 on " + Name(op), "meh.rkey", 0, e.rkey);
+      Expect(kMehFields, e.va == 0, i, "va not 0 on " + Name(op), "meh.va", 0, e.va);
+    }
+    const bool last_packet = op == Opcode::kReadReq || ch.Has(wire::kFlagLast);
+    if (last_packet || ch.Has(wire::kFlagRtx)) {
+      Expect(kAckRequested, ch.Has(wire::kFlagAr), i,
+             last_packet ? "last packet of a message without AR" : "packet with RTX without AR", "ch.flags.ar", 1, 0);
+    }
+    ConnKey key;
+    const Negotiated* n = Named(i, r, m, &key);
+    if (n == nullptr) return;
+    Expect(kPathId, ch.path_id < n->num_paths, i, "path_id not below the negotiated num_paths", "ch.path_id",
+           n->num_paths - 1u, ch.path_id);
+    Expect(kStreamId, e.stream_id < n->max_streams, i, "stream_id not below the negotiated max_streams", "meh.stream_id",
+           n->max_streams - 1u, e.stream_id);
+    Plane(i, r, *n, ch.path_id);
+    if (n->mtu != 0) {
+      Expect(kPayloadLen, len <= n->mtu, i, "payload longer than the negotiated MTU", "ch.payload_len", n->mtu, len);
+      if (op != Opcode::kReadReq) {
+        Expect(kSegmentation, e.msg_offset % n->mtu == 0, i, "msg_offset not a multiple of the MTU", "meh.msg_offset",
+               e.msg_offset - e.msg_offset % n->mtu, e.msg_offset);
+        const uint64_t want = e.msg_offset >= e.msg_len ? 0 : std::min<uint64_t>(n->mtu, e.msg_len - e.msg_offset);
+        Expect(kSegmentation, len == want, i, "payload_len not min(MTU, msg_len - msg_offset)", "ch.payload_len", want, len);
+      }
+    }
+    MessageFields(i, key, *n, m);
+    Sequence(i, key, *n, m);
+  }
+
+  void MessageFields(long i, const ConnKey& key, const Negotiated& n, const wire::MetaPacket& m) {
+    const wire::MessageExt& e = *m.meh();
+    const bool resp = m.ch.opcode == Opcode::kReadResp;
+    auto [it, fresh] = message_.try_emplace({key, n.generation, e.stream_id, e.msn, resp}, i);
+    if (!fresh) {
+      const wire::MetaPacket o = MetaAt(it->second);
+      const wire::MessageExt& oe = *o.meh();
+      auto same = [&](const char* f, uint64_t a, uint64_t b) {
+        Expect(kMessageFields, a == b, i, std::string("a packet of the same (stream, msn) with another ") + f, f, a, b,
+               it->second);
+      };
+      same("ch.opcode", static_cast<uint8_t>(o.ch.opcode), static_cast<uint8_t>(m.ch.opcode));
+      same("meh.msg_len", oe.msg_len, e.msg_len);
+      same("meh.recv_seq", oe.recv_seq, e.recv_seq);
+      same("meh.imm", oe.imm, e.imm);
+      same("meh.rkey", oe.rkey, e.rkey);
+      same("meh.va", oe.va, e.va);
+    }
+    auto [sit, sfresh] = segment_.try_emplace({key, n.generation, e.stream_id, e.msn, resp, e.msg_offset}, i);
+    if (!sfresh) {
+      const wire::MetaPacket o = MetaAt(sit->second);
+      Expect(kMessageFields, o.payload == m.payload, i, "a segment sent again with other payload bytes",
+             "payload bytes equal", 1, 0, sit->second);
+    }
+  }
+
+  // Whether an ACK that arrived at or before `before` acknowledged `psn` (of the path's epoch).
+  static bool Acked(const TxPath& p, uint32_t psn, int64_t before) {
+    for (auto h = p.cum_history.rbegin(); h != p.cum_history.rend(); ++h) {
+      if (h->first > before) continue;
+      if (Below(psn, h->second)) return true;
+      break;  // cum only rises: earlier entries acknowledge less
+    }
+    auto it = p.sacked.find(psn);
+    return it != p.sacked.end() && it->second <= before;
+  }
+
+  void Sequence(long i, const ConnKey& key, const Negotiated& n, const wire::MetaPacket& m) {
+    const FrameRecord& r = t_.frames[i];
+    const auto& ch = m.ch;
+    TxPath& p = Tx(key, n, ch.path_id);
+    const uint8_t cur = p.started ? p.epoch : 0;
+    Judged(kEpoch);
+    if (ch.path_epoch != cur) {
+      auto probe = p.probe_psn.find(ch.path_epoch);
+      if (probe == p.probe_psn.end() || !EpochAbove(ch.path_epoch, cur)) {
+        Values(Violate(kEpoch, i, "data in an epoch other than the path's current one and not announced by its PROBEs"),
+               "ch.path_epoch", cur, ch.path_epoch);
+        return;
+      }
+      Expect(kAfterProbes, p.probe_acks[ch.path_epoch] >= 3, i, "data in a new epoch before 3 matching PROBE_ACKs arrived",
+             "matching PROBE_ACKs", 3, p.probe_acks[ch.path_epoch], probe->second.second);
+      p.epoch = ch.path_epoch;
+      p.first = p.next_new = p.una = probe->second.first;
+      p.sent.clear();
+      p.have_cum = false;
+      p.cum_history.clear();
+      p.sacked.clear();
+    }
+    p.started = true;
+    Judged(kFailedPath);
+    for (const auto& [e, probe] : p.probe_psn) {
+      if (!EpochAbove(e, p.epoch)) continue;
+      Values(Violate(kFailedPath, i,
+                     "data in epoch " + Str(p.epoch) + " of path " + Str(ch.path_id) + " after the DUT probed it for epoch " +
+                         Str(e) + " (the path had failed)",
+                     probe.second),
+             "ch.path_epoch", e, p.epoch);
+      break;
+    }
+    const wire::MessageExt& e = *m.meh();
+    const auto content = std::make_tuple(key, n.generation, e.stream_id, e.msn, ch.opcode == Opcode::kReadResp, e.msg_offset);
+    auto last = last_sent_.find(content);
+    const long previous = last == last_sent_.end() ? -1 : last->second;
+    last_sent_[content] = i;
+    auto seen = p.sent.find(ch.psn);
+    if (seen == p.sent.end() && ch.Has(wire::kFlagRtx)) Resend(i, key, n, previous);
+    if (seen == p.sent.end()) {
+      Expect(kPsnSequence, ch.psn == p.next_new, i, "a new PSN that is not the previous new PSN + 1", "ch.psn", p.next_new,
+             ch.psn);
+      while (p.una != p.next_new && Acked(p, p.una, r.time_ns)) ++p.una;
+      const uint32_t ahead = ch.psn - p.una;
+      Expect(kWindow, ahead < 256, i, "new PSN " + Str(ch.psn) + " while snd_una is " + Str(p.una) + " (window 256)",
+             "psn - snd_una", 255, ahead);
+      p.sent[ch.psn] = i;
+      p.next_new = ch.psn + 1;
+      return;
+    }
+    // The same PSN again on this path and epoch: a retransmission.
+    const wire::MetaPacket o = MetaAt(seen->second);
+    constexpr uint16_t kMayDiffer = wire::kFlagAr | wire::kFlagRtx;
+    const bool same = o.ch.opcode == ch.opcode && (o.ch.flags & ~kMayDiffer) == (ch.flags & ~kMayDiffer) &&
+                      *o.meh() == *m.meh() && o.payload == m.payload;
+    Judged(kRetransmission);
+    if (!ch.Has(wire::kFlagRtx)) {
+      Values(Violate(kRetransmission, i, "PSN " + Str(ch.psn) + " sent again without RTX", seen->second), "ch.flags.rtx", 1,
+             0);
+    } else if (!same) {
+      Violate(kRetransmission, i, "PSN " + Str(ch.psn) + " sent again with other content than its first transmission",
+              seen->second);
+    }
+    // A live DUT may have decided the retransmission before it read an ACK the tap had already seen.
+    const int64_t before = live_ ? r.time_ns - kLiveGraceNs : r.time_ns;
+    Expect(kNoRtxOfAcked, !Acked(p, ch.psn, before), i,
+           "PSN " + Str(ch.psn) + " retransmitted after an ACK that arrived had acknowledged it", "acknowledged", 0, 1,
+           seen->second);
+  }
+
+  // A re-send (RTX on a new PSN): its content was sent before on a path the DUT has since probed.
+  void Resend(long i, const ConnKey& key, const Negotiated& n, long previous) {
+    Judged(kResend);
+    if (previous < 0) {
+      Violate(kResend, i, "RTX set on a new PSN whose content (stream, msn, offset) was never sent before");
+      return;
+    }
+    const wire::MetaPacket o = MetaAt(previous);
+    const TxPath& was = Tx(key, n, o.ch.path_id);
+    const int64_t t = t_.frames[static_cast<size_t>(i)].time_ns;
+    const int64_t until = live_ ? t + kLiveGraceNs : t;
+    for (const auto& [e, probe] : was.probe_psn) {
+      if (EpochAbove(e, o.ch.path_epoch) && t_.frames[static_cast<size_t>(probe.second)].time_ns <= until) return;
+    }
+    // A PROBE of that path recorded later at the same instant (or within the live grace) counts too.
+    for (size_t j = static_cast<size_t>(i) + 1; j < t_.frames.size() && t_.frames[j].time_ns <= until; ++j) {
+      const FrameRecord& f = t_.frames[j];
+      if (f.event != FrameRecord::Event::kTx || !f.from_dut() || f.dst_host != key.first) continue;
+      auto fr = Decode(f);
+      const wire::MetaPacket* pm = fr ? fr->meta() : nullptr;
+      if (pm != nullptr && pm->ch.opcode == Opcode::kProbe && pm->ch.dst_conn_id == key.second &&
+          pm->ch.path_id == o.ch.path_id && EpochAbove(pm->ch.path_epoch, o.ch.path_epoch)) {
+        return;
+      }
+    }
+    Values(Violate(kResend, i,
+                   "content last sent on path " + Str(o.ch.path_id) + " (PSN " + Str(o.ch.psn) +
+                       ") re-sent with a new PSN although the DUT never probed that path: a path that fails is probed at once "
+                       "(MROCE-PATH-016), a lost packet is retransmitted on its own path with its own PSN (MROCE-LOSS-002)",
+                   previous),
+           "ch.path_id", o.ch.path_id, MetaAt(i).ch.path_id);
+  }
+
+  void AckSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    const wire::AckHeader& a = *m.ack();
+    Expect(kRateHint, a.rate_hint != 0 && a.rate_hint != 0xFFFFFFFFu, i, "rate_hint 0 or 0xFFFFFFFF", "ack.rate_hint", 1,
+           a.rate_hint);
+    ConnKey key;
+    const Negotiated* n = Named(i, r, m, &key);
+    if (n == nullptr) return;
+    const uint8_t path = m.ch.path_id;
+    const uint8_t epoch = m.ch.path_epoch;
+    Expect(kPathId, path < n->num_paths, i, "ACK path_id not below the negotiated num_paths", "ch.path_id",
+           n->num_paths - 1u, path);
+    RxPath& x = Rx(key, *n, path);
+    if (!live_) {
+      Expect(kAckNeedsArrival, x.arrivals_since_ack > 0, i, "ACK of a path on which no data arrived since its previous ACK",
+             "data arrivals since the previous ACK", 1, 0);
+      const uint64_t ce = std::min<uint64_t>(0xFFFF, x.ce_since_ack);
+      Expect(kCeCount, a.ce_count <= ce, i,
+             "ce_count above the CE-marked data packets of the path that arrived since its previous ACK", "ack.ce_count",
+             ce, a.ce_count);
+    }
+    x.arrivals_since_ack = 0;
+    x.ce_since_ack = 0;
+    auto trig = x.trigger.find(a.trigger_psn);
+    Judged(kAckTrigger);
+    if (trig == x.trigger.end()) {
+      Values(Violate(kAckTrigger, i, "trigger_psn names no data packet that arrived on the path"), "ack.trigger_psn", 0,
+             a.trigger_psn);
+    } else {
+      if (m.ch.Has(wire::kFlagEce)) {
+        Expect(kAckTrigger, trig->second.first, i, "ECE set although the trigger PSN never arrived CE-marked",
+               "ch.flags.ece", 0, 1);
+      }
+      if (m.ch.Has(wire::kFlagTrtx)) {
+        Expect(kAckTrigger, trig->second.second, i, "TRTX set although the trigger PSN never arrived with RTX",
+               "ch.flags.trtx", 0, 1);
+      }
+    }
+    auto first_it = x.epoch_first.find(epoch);
+    Judged(kAckEpoch);
+    if (epoch != 0 && first_it == x.epoch_first.end()) {
+      Values(Violate(kAckEpoch, i, "ACK in an epoch no PROBE that arrived announced"), "ch.path_epoch", 0, epoch);
+      return;
+    }
+    const uint32_t first = first_it == x.epoch_first.end() ? 0 : first_it->second;
+    const std::set<uint32_t>& got = x.arrived[epoch];
+    // Every PSN in [first, epsn) arrived; every SACKed PSN arrived.
+    Judged(kAckArrived);
+    auto cit = x.contiguous.try_emplace(epoch, first).first;
+    while (got.count(cit->second)) ++cit->second;
+    const uint32_t span = a.epsn - first;
+    if (span > 0x80000000u) {
+      Values(Violate(kAckArrived, i, "epsn serially below the epoch's first PSN"), "ack.epsn", first, a.epsn);
+    } else if (span > cit->second - first) {
+      Values(Violate(kAckArrived, i, "epsn acknowledges PSN " + Str(cit->second) + ", which never arrived in this epoch"),
+             "ack.epsn", cit->second, a.epsn);
+    }
+    std::vector<uint32_t> sacked;
+    bool sack_bad = false;
+    for (int b = 0; b < 256; ++b) {
+      if (!a.SackBit(b)) continue;
+      const uint32_t q = a.epsn + 1 + static_cast<uint32_t>(b);
+      sacked.push_back(q);
+      if (!sack_bad && !got.count(q)) {
+        sack_bad = true;
+        Values(Violate(kAckArrived, i,
+                       "SACK bit " + Str(b) + " acknowledges PSN " + Str(q) + ", which never arrived in this epoch"),
+               "ack.sack[" + Str(b) + "]", 0, 1);
+      }
+    }
+    RxPath::Reported& rep = x.reported[epoch];
+    if (rep.any) {
+      Expect(kEpsnMonotone, !Below(a.epsn, rep.epsn), i, "epsn went back within the epoch", "ack.epsn", rep.epsn, a.epsn,
+             rep.frame);
+      Judged(kSackPersistent);
+      for (uint32_t q : rep.sacked) {
+        if (Below(q, a.epsn)) continue;
+        const uint32_t b = q - a.epsn - 1;
+        if (q != a.epsn && b < 256 && a.SackBit(static_cast<int>(b))) continue;
+        if (q == a.epsn) {
+          Values(Violate(kSackPersistent, i, "PSN " + Str(q) + ", reported received before, is now epsn", rep.frame),
+                 "ack.epsn", q + 1u, a.epsn);
+        } else {
+          Values(Violate(kSackPersistent, i, "PSN " + Str(q) + ", reported received before, has its SACK bit clear",
+                         rep.frame),
+                 "ack.sack[" + Str(b) + "]", 1, 0);
+        }
+        break;
+      }
+    }
+    rep.any = true;
+    rep.epsn = a.epsn;
+    rep.sacked = std::move(sacked);
+    rep.frame = i;
+  }
+
+  void NackSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    const wire::NackHeader& k = *m.nack();
+    const uint8_t code = static_cast<uint8_t>(k.code);
+    Expect(kNackRefused, code >= 1 && code <= 7, i, "NACK code not in table 16.1", "nakh.code", 1, code);
+    Judged(kNackRefused);
+    if (!arrived_data_.count({r.dst_host, m.ch.path_id, m.ch.path_epoch, k.psn})) {
+      Violate(kNackRefused, i,
+              "NACK for path " + Str(m.ch.path_id) + " epoch " + Str(m.ch.path_epoch) + " PSN " + Str(k.psn) +
+                  ": no such data packet arrived from that peer");
+    }
+    if (k.code != wire::NackCode::kInvalidConn) {
+      ConnKey key;
+      (void)Named(i, r, m, &key);
+    }
+  }
+
+  void ProbeSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    ConnKey key;
+    const Negotiated* n = Named(i, r, m, &key);
+    if (n == nullptr) return;
+    const wire::ProbeHeader& h = *m.prh();
+    Expect(kPathId, m.ch.path_id < n->num_paths, i, "PROBE path_id not below the negotiated num_paths", "ch.path_id",
+           n->num_paths - 1u, m.ch.path_id);
+    Plane(i, r, *n, m.ch.path_id);
+    TxPath& p = Tx(key, *n, m.ch.path_id);
+    Expect(kProbeSequence, h.probe_seq == p.last_probe_seq + 1, i, "probe_seq not one above the path's previous PROBE",
+           "prh.probe_seq", p.last_probe_seq + 1, h.probe_seq);
+    p.last_probe_seq = h.probe_seq;
+    const uint8_t cur = p.started ? p.epoch : 0;
+    Expect(kProbeSequence, EpochAbove(m.ch.path_epoch, cur), i, "PROBE does not announce an epoch above the path's current one",
+           "ch.path_epoch", static_cast<uint8_t>(cur + 1), m.ch.path_epoch);
+    auto [it, fresh] = p.probe_psn.try_emplace(m.ch.path_epoch, m.ch.psn, i);
+    if (fresh) {
+      Expect(kProbeSequence, m.ch.psn == p.next_new, i, "PROBE PSN is not the path's snd_nxt", "ch.psn", p.next_new,
+             m.ch.psn);
+    } else {
+      Expect(kProbeSequence, m.ch.psn == it->second.first, i, "PROBEs of one epoch with different PSNs", "ch.psn",
+             it->second.first, m.ch.psn, it->second.second);
+    }
+    p.probes.insert({m.ch.path_epoch, h.probe_seq, h.tx_time});
+  }
+
+  void ProbeAckSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    ConnKey key;
+    const Negotiated* n = Named(i, r, m, &key);
+    if (n == nullptr) return;
+    const wire::ProbeHeader& h = *m.prh();
+    Plane(i, r, *n, m.ch.path_id);
+    Judged(kProbeAckEcho);
+    if (!arrived_probes_.count({r.dst_host, n->dut_id, m.ch.path_id, m.ch.path_epoch, h.probe_seq, h.tx_time})) {
+      Violate(kProbeAckEcho, i,
+              "PROBE_ACK (path " + Str(m.ch.path_id) + ", epoch " + Str(m.ch.path_epoch) + ", probe_seq " +
+                  Str(h.probe_seq) + ", tx_time " + Str(h.tx_time) + ") echoes no PROBE that arrived");
+    }
+  }
+
+  void CmSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    const wire::ConnMgmtHeader& c = *m.cmh();
+    const Opcode op = m.ch.opcode;
+    if (op == Opcode::kConnectReq) {
+      auto in = [&](const char* f, uint64_t v, uint64_t lo, uint64_t hi) {
+        Expect(kConnectRequest, v >= lo && v <= hi, i, std::string("CONNECT_REQ ") + f + " outside " + Str(lo) + ".." + Str(hi),
+               f, v < lo ? lo : hi, v);
+      };
+      in("cmh.reason", static_cast<uint8_t>(c.reason), 0, 0);
+      in("cmh.src_conn_id", c.src_conn_id, 1, 0xFFFFFFFFu);
+      in("cmh.nonce (non-zero)", c.nonce != 0, 1, 1);
+      in("cmh.ver_min", c.ver_min, 1, c.ver_max);
+      in("cmh.num_paths", c.num_paths, 1, 64);
+      in("cmh.mtu", c.mtu, 256, 9000);
+      in("cmh.max_streams", c.max_streams, 1, 1024);
+      in("cmh.num_planes", c.num_planes, 1, 8);
+      auto& sends = dut_requests_[{r.dst_host, c.src_conn_id, c.nonce}];
+      if (!sends.empty()) {
+        const long prev = sends.back();
+        Expect(kConnectRetransmission, MetaAt(sends.front()) == m, i, "a retransmitted CONNECT_REQ differs from the first",
+               "byte-identical", 1, 0, sends.front());
+        Expect(kConnectRetransmission, sends.size() <= 7, i, "more than 7 retransmissions of a CONNECT_REQ",
+               "retransmissions", 7, sends.size());
+        if (!live_) {
+          const int64_t want = int64_t{1'000'000} << std::min<size_t>(sends.size() - 1, 20);
+          const int64_t gap = r.time_ns - t_.frames[prev].time_ns;
+          Expect(kConnectRetransmission, gap >= want - kGranularityNs && gap <= want + kGranularityNs, i,
+                 "CONNECT_REQ retransmission " + Str(sends.size()) + " not " + Str(want / 1'000'000) +
+                     " ms after the previous transmission",
+                 "interval ns", want, gap, prev);
+        }
+      }
+      sends.push_back(i);
+      return;
+    }
+    if (op == Opcode::kConnectAck || op == Opcode::kConnectRej) {
+      auto req = arrived_requests_.find({r.dst_host, m.ch.dst_conn_id, c.nonce});
+      const R rule = op == Opcode::kConnectAck ? kConnectAccept : kNonce;
+      Judged(rule);
+      if (req == arrived_requests_.end()) {
+        Violate(rule, i, Name(op) + " answers no CONNECT_REQ that arrived with src_conn_id " + Str(m.ch.dst_conn_id) +
+                             " and this nonce");
+        return;
+      }
+      if (op == Opcode::kConnectRej) return;
+      const wire::ConnMgmtHeader q = *MetaAt(req->second).cmh();
+      auto at_most = [&](const char* f, uint64_t v, uint64_t requested) {
+        Expect(kConnectAccept, v >= 1 && v <= requested, i, std::string("CONNECT_ACK ") + f + " not in 1..requested", f,
+               requested, v, req->second);
+      };
+      Expect(kConnectAccept, c.reason == wire::ConnReason::kNone, i, "CONNECT_ACK reason not 0", "cmh.reason", 0,
+             static_cast<uint8_t>(c.reason));
+      Expect(kConnectAccept, c.ver_min == c.ver_max && c.ver_min >= q.ver_min && c.ver_min <= q.ver_max, i,
+             "CONNECT_ACK version not one version within the requested range", "cmh.ver_min", q.ver_max, c.ver_min,
+             req->second);
+      Expect(kConnectAccept, c.src_conn_id != 0, i, "CONNECT_ACK src_conn_id 0 (MROCE-CONN-001)", "cmh.src_conn_id", 1, 0);
+      at_most("cmh.num_paths", c.num_paths, q.num_paths);
+      at_most("cmh.mtu", c.mtu, q.mtu);
+      at_most("cmh.max_streams", c.max_streams, q.max_streams);
+      at_most("cmh.num_planes", c.num_planes, q.num_planes);
+      auto [prev, fresh] = dut_accepts_.try_emplace({r.dst_host, m.ch.dst_conn_id, c.nonce}, i);
+      if (!fresh) {
+        Expect(kConnectAccept, MetaAt(prev->second) == m, i, "a second CONNECT_ACK for the same request differs from the first",
+               "identical", 1, 0, prev->second);
+      }
+      Register({r.dst_host, m.ch.dst_conn_id}, FromCmh(c, c.src_conn_id, m.ch.dst_conn_id));
+      return;
+    }
+    // DISCONNECT, DISCONNECT_ACK.
+    const Negotiated* n = Conn({r.dst_host, m.ch.dst_conn_id});
+    Judged(kNonce);
+    auto refused = refused_accepts_.find({r.dst_host, m.ch.dst_conn_id});
+    if (n == nullptr && refused != refused_accepts_.end()) {  // the DISCONNECT of MROCE-CONN-008
+      Expect(kNonce, c.nonce == refused->second, i, Name(op) + " without the refused CONNECT_ACK's nonce", "cmh.nonce",
+             refused->second, c.nonce);
+      return;
+    }
+    if (n == nullptr) {
+      Violate(kNonce, i, Name(op) + " to connection id " + Str(m.ch.dst_conn_id) + ", which no CONNECT_ACK set up");
+      return;
+    }
+    Expect(kNonce, c.nonce == n->nonce, i, Name(op) + " without the connection's nonce", "cmh.nonce", n->nonce, c.nonce);
+  }
+
+  // --- frames that arrived at the DUT -------------------------------------------------------------
+  void DutGot(long i) {
+    const FrameRecord& r = t_.frames[i];
+    auto fr = Decode(r);
+    if (!fr) return;
+    const wire::MetaPacket* m = fr->meta();
+    if (m == nullptr) return;
+    const Opcode op = m->ch.opcode;
+    if (op == Opcode::kConnectReq) {
+      arrived_requests_.try_emplace({r.src_host, m->cmh()->src_conn_id, m->cmh()->nonce}, i);
+      return;
+    }
+    if (op == Opcode::kConnectAck) {
+      const wire::ConnMgmtHeader& c = *m->cmh();
+      // Only an answer to a request the DUT sent, within what it asked for, sets a connection up.
+      auto req = dut_requests_.find({r.src_host, m->ch.dst_conn_id, c.nonce});
+      if (req == dut_requests_.end()) return;
+      const wire::ConnMgmtHeader q = *MetaAt(req->second.front()).cmh();
+      if (c.num_paths < 1 || c.num_paths > q.num_paths || c.mtu > q.mtu || c.max_streams > q.max_streams ||
+          c.num_planes > q.num_planes || c.ver_min < q.ver_min || c.ver_min > q.ver_max) {
+        refused_accepts_.try_emplace({r.src_host, c.src_conn_id}, c.nonce);  // answered by DISCONNECT (MROCE-CONN-008)
+        return;
+      }
+      const ConnKey key{r.src_host, c.src_conn_id};
+      if (const Negotiated* have = Conn(key); have != nullptr && have->nonce == c.nonce) return;  // the first one counts
+      Register(key, FromCmh(c, m->ch.dst_conn_id, c.src_conn_id));
+      return;
+    }
+    const bool data = wire::IsDataOpcode(op);
+    if (data) arrived_data_.insert({r.src_host, m->ch.path_id, m->ch.path_epoch, m->ch.psn});
+    auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
+    if (k == by_dut_id_.end()) return;
+    const Negotiated& n = conns_.at(k->second);
+    if (n.dut_id != m->ch.dst_conn_id) return;
+    const uint8_t path = m->ch.path_id;
+    const bool ce = r.ce || fr->ecn() == 3;
+    if (data) {
+      RxPath& x = Rx(k->second, n, path);
+      x.arrived[m->ch.path_epoch].insert(m->ch.psn);
+      auto& tr = x.trigger[m->ch.psn];
+      tr.first = tr.first || ce;
+      tr.second = tr.second || m->ch.Has(wire::kFlagRtx);
+      ++x.arrivals_since_ack;
+      if (ce) ++x.ce_since_ack;
+    } else if (op == Opcode::kProbe) {
+      // MROCE-PATH-019: only a PROBE above the receiver's current epoch of the path starts an epoch.
+      RxPath& x = Rx(k->second, n, path);
+      if (EpochAbove(m->ch.path_epoch, x.current)) {
+        x.current = m->ch.path_epoch;
+        x.epoch_first.try_emplace(m->ch.path_epoch, m->ch.psn);
+      }
+      arrived_probes_.insert({r.src_host, n.dut_id, path, m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time});
+    } else if (op == Opcode::kProbeAck) {
+      TxPath& p = Tx(k->second, n, path);
+      if (p.probes.count({m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time})) ++p.probe_acks[m->ch.path_epoch];
+    } else if (op == Opcode::kAck) {
+      TxPath& p = Tx(k->second, n, path);
+      const wire::AckHeader& a = *m->ack();
+      if (!p.started || m->ch.path_epoch != p.epoch) return;  // another epoch: ignored (MROCE-PATH-009)
+      if (!live_) {
+        // MROCE-ACK-013: a conformant sender drops an ACK beyond its snd_nxt.
+        if (a.epsn - p.first > p.next_new - p.first) return;
+        for (int b = 0; b < 256; ++b) {
+          if (a.SackBit(b) && !Below(a.epsn + 1 + static_cast<uint32_t>(b), p.next_new)) return;
+        }
+      }
+      if (!p.have_cum || Below(p.cum, a.epsn)) {
+        p.have_cum = true;
+        p.cum = a.epsn;
+        p.cum_history.emplace_back(r.time_ns, a.epsn);
+      }
+      for (int b = 0; b < 256; ++b) {
+        if (a.SackBit(b)) p.sacked.try_emplace(a.epsn + 1 + static_cast<uint32_t>(b), r.time_ns);
+      }
+    }
+  }
+
+  // --- completions --------------------------------------------------------------------------------
+  void Completions() {
+    using K = ControlRecord::Kind;
+    using WrKey = std::tuple<uint64_t, bool, uint64_t>;  // (conn, receive side, wr_id)
+    std::map<WrKey, std::pair<int, int>> count;           // posts, completions
+    std::map<WrKey, uint16_t> stream_of;
+    std::map<std::tuple<uint64_t, bool, uint16_t>, std::vector<uint64_t>> order;  // post order per stream
+    std::set<WrKey> completed;
+    const auto& ctl = t_.control;
+    for (size_t j = 0; j < ctl.size(); ++j) {
+      const ControlRecord& c = ctl[j];
+      if (c.host != kDutHost) continue;
+      const bool recv = c.op == dut::OpKind::kRecv || c.op == dut::OpKind::kRecvWriteImm;
+      const uint64_t conn = static_cast<uint64_t>(c.conn);
+      const WrKey key{conn, recv, c.wr_id};
+      if (c.kind == K::kPost) {
+        ++count[key].first;
+        stream_of[key] = c.stream;
+        order[{conn, recv, c.stream}].push_back(c.wr_id);
+        continue;
+      }
+      if (c.kind != K::kCompletion) continue;
+      auto& [posts, done] = count[key];
+      ++done;
+      Judged(kCompletionOnce);
+      const std::string what = std::string(recv ? "receive" : "work request") + " wr_id " + Str(c.wr_id);
+      if (done > posts) {
+        MonitorViolation& v =
+            Violate(kCompletionOnce, -1, posts == 0 ? "a completion for " + what + ", never posted" : "a second completion for " + what);
+        v.control = static_cast<long>(j);
+        Values(v, "completions", posts, done);
+      }
+      if (c.status == dut::OpStatus::kSuccess && posts > 0) {
+        Judged(kCompletionOrder);
+        const auto& seq = order[{conn, recv, stream_of[key]}];
+        for (size_t q = 0; q < seq.size() && seq[q] != c.wr_id; ++q) {
+          if (completed.count({conn, recv, seq[q]})) continue;
+          MonitorViolation& v = Violate(kCompletionOrder, -1,
+                                        what + " completed successfully before wr_id " + Str(seq[q]) +
+                                            ", posted earlier on the same stream, completed");
+          v.control = static_cast<long>(j);
+          Values(v, "completions of earlier posts", q + 1, q);
+          break;
+        }
+      }
+      completed.insert(key);
+    }
+  }
+};
+
+}  // namespace
+
+const std::vector<MonitorRule>& MonitorRules() { return Rules(); }
+
+MonitorReport RunClauseMonitor(const RunRecord& rec) { return Monitor(rec).Run(); }
+
+}  // namespace mroce::session

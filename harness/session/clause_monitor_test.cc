@@ -1,0 +1,558 @@
+// The clause monitor on real traces of the reference endpoint: every rule is silent on them and
+// fires on a copy with one slip planted (one test per rule, grouped by what they judge).
+#include "mroce/session/clause_monitor.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string_view>
+
+#include "mroce/dut/dut_spec.h"
+#include "mroce/harness/case_loader.h"
+#include "mroce/session/checks.h"
+#include "mroce/session/session.h"
+#include "mroce/wire/frame.h"
+
+namespace mroce::session {
+namespace {
+
+using wire::Opcode;
+using Pred = std::function<bool(const FrameRecord&, const wire::MetaPacket&)>;
+
+SessionOptions Options(const std::string& dut, uint64_t seed) {
+  SessionOptions o;
+  o.seed = seed;
+  o.dut_spec = dut;
+  o.make_dut = [dut]() { return dut::MakeDut(dut::DutSpec::Parse(dut).value()); };
+  return o;
+}
+
+harness::Case Base(harness::Direction dir) {
+  harness::Case c;
+  c.id = "test.monitor";
+  c.title = "clause monitor";
+  c.clauses = {{"MROCE-GEN-001", harness::Level::kMust}};
+  c.topology.planes = 2;
+  c.topology.spines = 2;
+  c.topology.paths = 4;
+  c.topology.rtt_ns = 10'000;
+  c.workload.direction = dir;
+  c.workload.streams = 2;
+  c.workload.ops = {{harness::OpKind::kWrite, 64 * 1024, 6, std::nullopt},
+                    {harness::OpKind::kSend, 6000, 3, std::nullopt},
+                    {harness::OpKind::kRead, 20000, 3, std::nullopt}};
+  c.timeouts.total = harness::Duration::Rtts(20'000);
+  c.timeouts.quiesce = harness::Duration::Rtts(20);
+  for (const char* n : {"completions", "completion-order", "data-intact"}) {
+    harness::CheckSpec s;
+    s.name = n;
+    c.checks.push_back(s);
+  }
+  return c;
+}
+
+void AddLoss(harness::Case& c, impairment::Direction d, Opcode op, double rate) {
+  impairment::Match m;
+  m.direction = d;
+  m.opcode = static_cast<uint8_t>(op);
+  harness::ImpairmentSpec loss;
+  loss.stage = impairment::MakeStageConfig("loss.bernoulli", "", m, {{"rate", rate}}).value();
+  c.impairments.push_back(loss);
+}
+
+// The DUT sends writes (5% lost), sends and reads; READ_RESPs to it are lost too, so it ACKs with gaps.
+const RunRecord& Sender() {
+  static const RunRecord rec = [] {
+    harness::Case c = Base(harness::Direction::kDutToPeer);
+    AddLoss(c, impairment::Direction::kDutToPeer, Opcode::kWrite, 0.05);
+    AddLoss(c, impairment::Direction::kPeerToDut, Opcode::kReadResp, 0.1);
+    return Simulate(c, Options("reference", 3));
+  }();
+  return rec;
+}
+// Peers connect to the DUT and write to it (10% lost): the DUT accepts and ACKs with SACK bits.
+const RunRecord& Receiver() {
+  static const RunRecord rec = [] {
+    harness::Case c = Base(harness::Direction::kPeerToDut);
+    c.workload.ops = {{harness::OpKind::kWrite, 256 * 1024, 4, std::nullopt}};
+    AddLoss(c, impairment::Direction::kPeerToDut, Opcode::kWrite, 0.1);
+    return Simulate(c, Options("reference", 4));
+  }();
+  return rec;
+}
+// A plane fails and comes back: PROBEs, PROBE_ACKs, a new epoch.
+const RunRecord& Probing() {
+  static const RunRecord rec = [] {
+    auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/failure/e2e.plane-failure-and-recovery.yaml");
+    EXPECT_TRUE(c.ok()) << c.ErrorText();
+    c.value.workload.ops[0].count = 1000;  // still writing when the plane returns at 2 ms
+    return Simulate(c.value, Options("reference", 1));
+  }();
+  return rec;
+}
+
+std::optional<wire::MetaPacket> Meta(const RunRecord& rec, size_t i) {
+  auto f = Trace::Decode(rec.trace.frames[i], rec.trace.meta_port);
+  if (!f.ok() || f->meta() == nullptr) return std::nullopt;
+  return *f->meta();
+}
+bool DutTx(const FrameRecord& r) { return r.event == FrameRecord::Event::kTx && r.from_dut(); }
+bool ToDut(const FrameRecord& r) { return r.event == FrameRecord::Event::kRx && r.to_dut(); }
+
+// Index of the nth frame (0-based) that `dut_tx` (else: delivered to the DUT) and `p` select.
+long Find(const RunRecord& rec, bool dut_tx, const Pred& p, int nth = 0) {
+  for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+    const FrameRecord& r = rec.trace.frames[i];
+    if (dut_tx ? !DutTx(r) : !ToDut(r)) continue;
+    auto m = Meta(rec, i);
+    if (m && p(r, *m) && nth-- == 0) return static_cast<long>(i);
+  }
+  ADD_FAILURE() << "no such frame";
+  return -1;
+}
+Pred Op(Opcode op) {
+  return [op](const FrameRecord&, const wire::MetaPacket& m) { return m.ch.opcode == op; };
+}
+
+// Decodes frame i, lets `f` change it and writes it back (lengths and CRC recomputed).
+void Edit(RunRecord& rec, long i, const std::function<void(wire::Frame&)>& f) {
+  ASSERT_GE(i, 0);
+  auto fr = Trace::Decode(rec.trace.frames[static_cast<size_t>(i)], rec.trace.meta_port);
+  ASSERT_TRUE(fr.ok());
+  f(*fr);
+  rec.trace.frames[static_cast<size_t>(i)].bytes = wire::SerializeFrame(*fr);
+}
+void EditMeta(RunRecord& rec, long i, const std::function<void(wire::MetaPacket&)>& f) {
+  Edit(rec, i, [&](wire::Frame& fr) { f(*fr.meta()); });
+}
+// Inserts a copy of frame i (edited by `f`) right after it, `dt` ns later.
+long Duplicate(RunRecord& rec, long i, int64_t dt, const std::function<void(wire::MetaPacket&)>& f = nullptr) {
+  FrameRecord copy = rec.trace.frames[static_cast<size_t>(i)];
+  copy.time_ns += dt;
+  copy.frame_no = 0;
+  rec.trace.frames.insert(rec.trace.frames.begin() + i + 1, copy);
+  if (f) EditMeta(rec, i + 1, f);
+  return i + 1;
+}
+
+size_t Rule(std::string_view id) {
+  const auto& rules = MonitorRules();
+  for (size_t k = 0; k < rules.size(); ++k) {
+    if (rules[k].id == id) return k;
+  }
+  ADD_FAILURE() << "no rule " << id;
+  return 0;
+}
+
+std::string Describe(const RunRecord& rec, const MonitorReport& rep) {
+  std::string s;
+  for (const MonitorViolation& v : rep.violations) {
+    s += std::string(MonitorRules()[v.rule].id) + ": " + v.reason + "\n";
+    if (v.frame >= 0) s += Trace::Dump(rec.trace.frames[static_cast<size_t>(v.frame)], rec.trace.meta_port) + "\n";
+  }
+  return s;
+}
+
+// The slip planted in `rec` breaks `rule`, and the monitor says so.
+void ExpectFires(const RunRecord& rec, std::string_view rule) {
+  const MonitorReport rep = RunClauseMonitor(rec);
+  EXPECT_GT(rep.violation_counts[Rule(rule)], 0u) << rule << " did not fire; it saw:\n" << Describe(rec, rep);
+}
+
+TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
+  std::vector<size_t> judged(MonitorRules().size(), 0);
+  for (const RunRecord* rec : {&Sender(), &Receiver(), &Probing()}) {
+    const MonitorReport rep = RunClauseMonitor(*rec);
+    EXPECT_TRUE(rep.violations.empty()) << Describe(*rec, rep);
+    for (size_t k = 0; k < judged.size(); ++k) judged[k] += rep.judged[k];
+  }
+  // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ or DISCONNECT from the
+  // DUT, a CONNECT_REQ retransmission. Every other rule judged something.
+  for (size_t k = 0; k < judged.size(); ++k) {
+    const std::string_view id = MonitorRules()[k].id;
+    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "connect.retransmission" || id == "connect.nonce") {
+      continue;
+    }
+    EXPECT_GT(judged[k], 0u) << id << " judged nothing";
+  }
+}
+
+TEST(ClauseMonitor, LiveTracesSkipTheRulesThatNeedTheSimulatedClock) {
+  RunRecord rec = Sender();
+  rec.dut_caps.simulated_time = false;
+  const long ack = Find(rec, true, Op(Opcode::kAck));
+  Duplicate(rec, ack, 10);  // a second ACK with no arrival in between
+  const MonitorReport rep = RunClauseMonitor(rec);
+  EXPECT_EQ(rep.judged[Rule("ack.needs-arrival")], 0u);
+  EXPECT_EQ(rep.violation_counts[Rule("ack.needs-arrival")], 0u);
+  RunRecord sim = Sender();
+  Duplicate(sim, Find(sim, true, Op(Opcode::kAck)), 10);
+  ExpectFires(sim, "ack.needs-arrival");
+}
+
+TEST(ClauseMonitor, CheckNamesTheClauseTheFrameAndBothValues) {
+  RunRecord rec = Sender();
+  EditMeta(rec, Find(rec, true, Op(Opcode::kWrite), 3), [](wire::MetaPacket& m) { m.meh()->rsvd3 = 9; });
+  harness::Case c = Base(harness::Direction::kDutToPeer);
+  auto results = RunChecks(c, rec);
+  const harness::CheckResult* mon = nullptr;
+  for (const auto& r : results) {
+    if (r.check == "clause-monitor" && r.reason.find("[header.reserved]") != std::string::npos) mon = &r;
+  }
+  ASSERT_NE(mon, nullptr);
+  EXPECT_EQ(mon->clauses, std::vector<std::string>{"MROCE-GEN-001"});
+  EXPECT_NE(mon->reason.find("[header.reserved]"), std::string::npos) << mon->reason;
+  ASSERT_TRUE(mon->mismatch.has_value());
+  EXPECT_NE(mon->actual_packet.find("WRITE"), std::string::npos) << mon->actual_packet;
+  EXPECT_GT(mon->packet_index, 0u);
+  // Unchanged, the check passes and names the clauses it judged.
+  for (const auto& r : RunChecks(c, Sender())) {
+    if (r.check != "clause-monitor") continue;
+    EXPECT_EQ(r.verdict, harness::Verdict::kPass) << r.reason;
+    EXPECT_GT(r.clauses.size(), 20u);
+  }
+}
+
+// --- per-packet rules ----------------------------------------------------------------------------
+TEST(ClauseMonitor, EncapsulationRules) {
+  {
+    RunRecord rec = Sender();
+    const long i = Find(rec, true, Op(Opcode::kWrite));
+    rec.trace.frames[static_cast<size_t>(i)].bytes.back() ^= 0x01;  // CRC no longer matches
+    ExpectFires(rec, "header.parse");
+  }
+  {
+    RunRecord rec = Sender();
+    Edit(rec, Find(rec, true, Op(Opcode::kAck)), [](wire::Frame& f) { f.udp.sport = 4000; });
+    ExpectFires(rec, "encap.sport");
+  }
+  {
+    RunRecord rec = Sender();
+    const long i = Find(rec, true, Op(Opcode::kWrite));
+    auto& b = rec.trace.frames[static_cast<size_t>(i)].bytes;
+    b[40] = 0x12;  // UDP checksum (Ethernet 14 + IPv4 20 + 6)
+    ExpectFires(rec, "encap.udp-checksum");
+  }
+  {
+    RunRecord rec = Sender();
+    Edit(rec, Find(rec, true, Op(Opcode::kAck)), [](wire::Frame& f) { f.ip4()->ecn = 0; });
+    ExpectFires(rec, "encap.ecn");
+  }
+  {
+    RunRecord rec = Sender();
+    rec.trace.frames[static_cast<size_t>(Find(rec, true, Op(Opcode::kWrite), 2))].plane ^= 1;
+    ExpectFires(rec, "encap.plane");
+  }
+}
+
+TEST(ClauseMonitor, HeaderRules) {
+  auto planted = [](std::string_view rule, Opcode op, int nth, const std::function<void(wire::MetaPacket&)>& f,
+                    const RunRecord& base = Sender()) {
+    RunRecord rec = base;
+    EditMeta(rec, Find(rec, true, Op(op), nth), f);
+    ExpectFires(rec, rule);
+  };
+  planted("header.reserved", Opcode::kAck, 0, [](wire::MetaPacket& m) { m.ch.flags |= 0x01; });
+  planted("header.version", Opcode::kConnectReq, 0, [](wire::MetaPacket& m) { m.ch.ver = 2; });
+  planted("header.version", Opcode::kWrite, 4, [](wire::MetaPacket& m) { m.ch.ver = 2; });
+  planted("header.parse", Opcode::kAck, 0, [](wire::MetaPacket& m) { m.payload = {1, 2, 3, 4}; });  // MROCE-HDR-017
+  planted("header.payload-len", Opcode::kReadReq, 0, [](wire::MetaPacket& m) { m.payload = {1, 2, 3, 4}; });
+  planted("header.ch-fields", Opcode::kAck, 1, [](wire::MetaPacket& m) { m.ch.psn = 5; });
+  planted("header.ch-fields", Opcode::kConnectReq, 0, [](wire::MetaPacket& m) { m.ch.path_epoch = 1; });
+  planted("header.flags", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagSe); });
+  planted("header.flags", Opcode::kAck, 1, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr); });
+  planted("header.first-last", Opcode::kWrite, 0, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagFirst, false); });
+  planted("header.first-last", Opcode::kReadReq, 0, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagLast, false); });
+  planted("header.imm", Opcode::kWrite, 0, [](wire::MetaPacket& m) { m.meh()->imm = 7; });
+  planted("header.imm", Opcode::kSend, 0, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagImm); });
+  planted("header.meh-fields", Opcode::kSend, 0, [](wire::MetaPacket& m) { m.meh()->rkey = 5; });
+  planted("header.meh-fields", Opcode::kWrite, 0, [](wire::MetaPacket& m) { m.meh()->recv_seq = 1; });
+  planted("header.path-id", Opcode::kWrite, 5, [](wire::MetaPacket& m) { m.ch.path_id = 4; });
+  planted("header.stream-id", Opcode::kWrite, 5, [](wire::MetaPacket& m) { m.meh()->stream_id = 900; });
+  planted("data.segmentation", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.payload.pop_back(); });
+  planted("data.segmentation", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.meh()->msg_offset += 8; });
+  planted("data.ack-requested", Opcode::kReadReq, 0, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr, false); });
+  planted("data.message-fields", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.meh()->va += 4096; });
+  planted("ack.rate-hint", Opcode::kAck, 2, [](wire::MetaPacket& m) { m.ack()->rate_hint = 0; });
+  planted("ack.rate-hint", Opcode::kAck, 2, [](wire::MetaPacket& m) { m.ack()->rate_hint = 0xFFFFFFFF; });
+  planted("conn.established", Opcode::kWrite, 0, [](wire::MetaPacket& m) { m.ch.dst_conn_id ^= 0x5A5A; });
+  planted("connect.request", Opcode::kConnectReq, 0, [](wire::MetaPacket& m) { m.cmh()->nonce = 0; });
+  planted("connect.request", Opcode::kConnectReq, 0, [](wire::MetaPacket& m) { m.cmh()->mtu = 100; });
+}
+
+// --- sender sequences ----------------------------------------------------------------------------
+TEST(ClauseMonitor, SenderSequenceRules) {
+  auto rtx = [](const FrameRecord&, const wire::MetaPacket& m) {
+    return wire::IsDataOpcode(m.ch.opcode) && m.ch.Has(wire::kFlagRtx);
+  };
+  {
+    RunRecord rec = Sender();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kWrite), 6), [](wire::MetaPacket& m) { m.ch.psn += 1; });
+    ExpectFires(rec, "data.psn-sequence");
+  }
+  {
+    RunRecord rec = Sender();
+    EditMeta(rec, Find(rec, true, rtx), [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagRtx, false); });
+    ExpectFires(rec, "data.retransmission");
+  }
+  {
+    RunRecord rec = Sender();
+    EditMeta(rec, Find(rec, true, rtx), [](wire::MetaPacket& m) { m.payload[0] ^= 0xFF; });
+    ExpectFires(rec, "data.retransmission");
+  }
+  {
+    RunRecord rec = Sender();
+    EditMeta(rec, Find(rec, true, rtx), [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr, false); });
+    ExpectFires(rec, "data.ack-requested");
+  }
+  {
+    RunRecord rec = Sender();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kWrite), 8), [](wire::MetaPacket& m) { m.ch.path_epoch = 1; });
+    ExpectFires(rec, "data.epoch");
+  }
+  {
+    // An ACK acknowledging the retransmitted PSN arrives just before the retransmission.
+    RunRecord rec = Sender();
+    const long r = Find(rec, true, rtx);
+    const auto m = *Meta(rec, static_cast<size_t>(r));
+    const long ack = Find(rec, false, [&](const FrameRecord& f, const wire::MetaPacket& a) {
+      return a.ch.opcode == Opcode::kAck && a.ch.path_id == m.ch.path_id && a.ch.path_epoch == m.ch.path_epoch &&
+             f.time_ns < rec.trace.frames[static_cast<size_t>(r)].time_ns;
+    });
+    FrameRecord copy = rec.trace.frames[static_cast<size_t>(ack)];
+    copy.time_ns = rec.trace.frames[static_cast<size_t>(r)].time_ns;
+    rec.trace.frames.insert(rec.trace.frames.begin() + r, copy);
+    EditMeta(rec, r, [&](wire::MetaPacket& a) {
+      a.ack()->epsn = m.ch.psn + 1;  // within snd_nxt: the PSN was sent
+      a.ack()->sack = {};
+    });
+    ExpectFires(rec, "data.no-rtx-of-acked");
+  }
+  {
+    // One path, 1 MiB: with the ACKs it received taken away the DUT outruns the 256-PSN window.
+    harness::Case c = Base(harness::Direction::kDutToPeer);
+    c.topology.paths = 1;
+    c.topology.planes = 1;
+    c.topology.spines = 1;
+    c.workload.ops = {{harness::OpKind::kWrite, 1024 * 1024, 2, std::nullopt}};
+    RunRecord rec = Simulate(c, Options("reference", 1));
+    EXPECT_EQ(rec.harness_error, "");
+    EXPECT_GT(rec.trace.frames.size(), 1000u) << rec.dut_error << " / " << rec.dut_failure << " / "
+                                               << (rec.trace.control.empty() ? "" : rec.trace.control.back().detail);
+    EXPECT_TRUE(RunClauseMonitor(rec).violations.empty()) << Describe(rec, RunClauseMonitor(rec));
+    std::erase_if(rec.trace.frames, [&](const FrameRecord& f) {
+      if (!ToDut(f)) return false;
+      auto fr = Trace::Decode(f, rec.trace.meta_port);
+      return fr.ok() && fr->meta() && fr->meta()->ch.opcode == Opcode::kAck;
+    });
+    ExpectFires(rec, "data.window");
+  }
+}
+
+TEST(ClauseMonitor, ProbeRules) {
+  {
+    RunRecord rec = Probing();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kProbe), 1), [](wire::MetaPacket& m) { m.prh()->probe_seq += 5; });
+    ExpectFires(rec, "probe.sequence");
+  }
+  {
+    RunRecord rec = Probing();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kProbe), 1), [](wire::MetaPacket& m) { m.ch.psn += 1; });
+    ExpectFires(rec, "probe.sequence");
+  }
+  {
+    // The PROBE_ACKs never reached the DUT, yet it sends data in the new epoch.
+    RunRecord rec = Probing();
+    std::erase_if(rec.trace.frames, [&](const FrameRecord& f) {
+      if (!ToDut(f)) return false;
+      auto fr = Trace::Decode(f, rec.trace.meta_port);
+      return fr.ok() && fr->meta() && fr->meta()->ch.opcode == Opcode::kProbeAck;
+    });
+    ExpectFires(rec, "data.after-probes");
+  }
+  {
+    // A PROBE_ACK of the DUT that echoes no PROBE.
+    RunRecord rec = Probing();
+    Duplicate(rec, Find(rec, true, Op(Opcode::kWrite)), 5, [](wire::MetaPacket& m) {
+      m.ch.opcode = Opcode::kProbeAck;
+      m.ch.flags = 0;
+      m.ch.psn = 0;
+      m.payload.clear();
+      m.ext = wire::ProbeHeader{.probe_seq = 9, .rsvd7 = 0, .tx_time = 1234};
+    });
+    ExpectFires(rec, "probe-ack.echo");
+  }
+}
+
+// --- receiver rules ------------------------------------------------------------------------------
+TEST(ClauseMonitor, AckRules) {
+  auto ack = Op(Opcode::kAck);
+  auto planted = [](std::string_view rule, const Pred& p, int nth, const std::function<void(wire::MetaPacket&)>& f) {
+    RunRecord rec = Receiver();
+    EditMeta(rec, Find(rec, true, p, nth), f);
+    ExpectFires(rec, rule);
+  };
+  planted("ack.epoch", ack, 3, [](wire::MetaPacket& m) { m.ch.path_epoch = 3; });
+  planted("ack.only-arrived", ack, 3, [](wire::MetaPacket& m) { m.ack()->epsn += 40; });
+  planted("ack.only-arrived", ack, 3, [](wire::MetaPacket& m) { m.ack()->SetSackBit(200); });
+  planted("ack.trigger", ack, 3, [](wire::MetaPacket& m) { m.ack()->trigger_psn = 0x00ABCDEF; });
+  planted("ack.trigger", ack, 3, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagTrtx); });
+  planted("ack.ce-count", ack, 3, [](wire::MetaPacket& m) { m.ack()->ce_count = 2; });
+  planted("header.path-id", ack, 3, [](wire::MetaPacket& m) { m.ch.path_id = 9; });
+  {
+    // The ACK after a SACKing ACK of the same path forgets a SACKed PSN it has not passed.
+    RunRecord rec = Receiver();
+    const auto& fr = rec.trace.frames;
+    bool planted_one = false;
+    for (size_t a1 = 0; a1 < fr.size() && !planted_one; ++a1) {
+      auto m1 = DutTx(fr[a1]) ? Meta(rec, a1) : std::nullopt;
+      if (!m1 || m1->ch.opcode != Opcode::kAck) continue;
+      for (size_t a2 = a1 + 1; a2 < fr.size(); ++a2) {
+        auto m2 = DutTx(fr[a2]) ? Meta(rec, a2) : std::nullopt;
+        if (!m2 || m2->ch.opcode != Opcode::kAck || m2->ch.path_id != m1->ch.path_id ||
+            m2->ch.dst_conn_id != m1->ch.dst_conn_id) {
+          continue;
+        }
+        for (int b = 0; b < 256 && !planted_one; ++b) {
+          if (!m1->ack()->SackBit(b)) continue;
+          const uint32_t b2 = m1->ack()->epsn + 1 + static_cast<uint32_t>(b) - m2->ack()->epsn - 1;
+          if (b2 < 256 && m2->ack()->SackBit(static_cast<int>(b2))) {
+            EditMeta(rec, static_cast<long>(a2), [&](wire::MetaPacket& m) { m.ack()->SetSackBit(static_cast<int>(b2), false); });
+            planted_one = true;
+          }
+        }
+        break;
+      }
+    }
+    ASSERT_TRUE(planted_one) << "no SACKed PSN carried into the next ACK of its path";
+    ExpectFires(rec, "ack.sack-persistent");
+  }
+  {
+    RunRecord rec = Receiver();
+    const long a1 = Find(rec, true, ack, 10);
+    const auto m1 = *Meta(rec, static_cast<size_t>(a1));
+    Duplicate(rec, a1, 1, [&](wire::MetaPacket& m) { m.ack()->epsn = m1.ack()->epsn - 1; });
+    ExpectFires(rec, "ack.epsn-monotone");
+  }
+  {
+    // A NACK for a PSN that never arrived.
+    RunRecord rec = Receiver();
+    Duplicate(rec, Find(rec, true, ack, 2), 5, [](wire::MetaPacket& m) {
+      m.ch.opcode = Opcode::kNack;
+      m.ch.flags = 0;
+      m.ext = wire::NackHeader{.code = wire::NackCode::kRnr, .rsvd = 0, .stream_id = 0, .psn = 0x00FEDCBA, .msn = 0, .info = 5};
+    });
+    ExpectFires(rec, "nack.refused-packet");
+  }
+}
+
+// --- connection management -----------------------------------------------------------------------
+TEST(ClauseMonitor, ConnectionRules) {
+  {
+    RunRecord rec = Receiver();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kConnectAck)), [](wire::MetaPacket& m) { m.cmh()->nonce ^= 1; });
+    ExpectFires(rec, "connect.accept");
+  }
+  {
+    RunRecord rec = Receiver();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kConnectAck)), [](wire::MetaPacket& m) { m.cmh()->num_paths = 64; });
+    ExpectFires(rec, "connect.accept");
+  }
+  {
+    // A retransmitted CONNECT_REQ 2 ms after the first (not 1 ms), then one that differs.
+    RunRecord rec = Sender();
+    const long req = Find(rec, true, Op(Opcode::kConnectReq));
+    Duplicate(rec, req, 2'000'000);
+    ExpectFires(rec, "connect.retransmission");
+    RunRecord other = Sender();
+    Duplicate(other, Find(other, true, Op(Opcode::kConnectReq)), 1'000'000, [](wire::MetaPacket& m) { m.cmh()->mtu -= 256; });
+    ExpectFires(other, "connect.retransmission");
+  }
+  {
+    // A DISCONNECT without the connection's nonce.
+    RunRecord rec = Sender();
+    const long data = Find(rec, true, Op(Opcode::kWrite));
+    const uint32_t peer = Meta(rec, static_cast<size_t>(data))->ch.dst_conn_id;
+    Duplicate(rec, Find(rec, true, Op(Opcode::kConnectReq)), 500, [&](wire::MetaPacket& m) {
+      m.ch.opcode = Opcode::kDisconnect;
+      m.ch.dst_conn_id = peer;
+      m.cmh()->reason = wire::ConnReason::kNormal;
+      m.cmh()->nonce += 1;
+    });
+    // Placed after the CONNECT_ACK arrived, so the connection exists.
+    const long ack = Find(rec, false, Op(Opcode::kConnectAck));
+    const long disc = Find(rec, true, Op(Opcode::kDisconnect));
+    FrameRecord d = rec.trace.frames[static_cast<size_t>(disc)];
+    rec.trace.frames.erase(rec.trace.frames.begin() + disc);
+    rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, d);
+    ExpectFires(rec, "connect.nonce");
+  }
+}
+
+// --- completions ---------------------------------------------------------------------------------
+TEST(ClauseMonitor, CompletionRules) {
+  auto dut_completion = [](const RunRecord& rec, int nth) {
+    for (size_t j = 0; j < rec.trace.control.size(); ++j) {
+      const auto& c = rec.trace.control[j];
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kCompletion && nth-- == 0) return static_cast<long>(j);
+    }
+    ADD_FAILURE() << "no such completion";
+    return -1L;
+  };
+  {
+    RunRecord rec = Sender();
+    const long j = dut_completion(rec, 2);
+    rec.trace.control.insert(rec.trace.control.begin() + j + 1, rec.trace.control[static_cast<size_t>(j)]);
+    ExpectFires(rec, "completion.once");
+  }
+  {
+    RunRecord rec = Sender();
+    const long j = dut_completion(rec, 2);
+    rec.trace.control[static_cast<size_t>(j)].wr_id = 0xDEAD0000;
+    ExpectFires(rec, "completion.once");
+  }
+  {
+    // The last successful completion of a stream moved before the first one of that stream.
+    RunRecord rec = Sender();
+    const long first = dut_completion(rec, 0);
+    const auto& f = rec.trace.control[static_cast<size_t>(first)];
+    long later = -1;
+    for (size_t j = static_cast<size_t>(first) + 1; j < rec.trace.control.size(); ++j) {
+      const auto& c = rec.trace.control[j];
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kCompletion && c.conn == f.conn && c.stream == f.stream &&
+          c.op == f.op) {
+        later = static_cast<long>(j);
+      }
+    }
+    ASSERT_GT(later, first);
+    ControlRecord moved = rec.trace.control[static_cast<size_t>(later)];
+    rec.trace.control.erase(rec.trace.control.begin() + later);
+    rec.trace.control.insert(rec.trace.control.begin() + first, moved);
+    ExpectFires(rec, "completion.order");
+  }
+}
+
+// docs/clause-monitor.md lists every rule with its clause, and no rule that does not exist.
+TEST(ClauseMonitorDoc, ListsEveryRule) {
+  std::ifstream in(std::string(MROCE_SOURCE_DIR) + "/docs/clause-monitor.md");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  for (const MonitorRule& r : MonitorRules()) {
+    const std::string row = "| `" + std::string(r.id) + "` | " + std::string(r.clause) + " | " + std::string(r.summary);
+    EXPECT_NE(doc.find(row), std::string::npos) << "docs/clause-monitor.md lacks the row: " << row;
+  }
+  size_t rows = 0;
+  for (size_t at = doc.find("\n| `"); at != std::string::npos; at = doc.find("\n| `", at + 1)) {
+    const size_t end = doc.find('`', at + 4);
+    const std::string id = doc.substr(at + 4, end - at - 4);
+    if (id.find('.') != std::string::npos && id.find('_') == std::string::npos) ++rows;  // rule ids, not quirk names
+  }
+  EXPECT_EQ(rows, MonitorRules().size());
+}
+
+}  // namespace
+}  // namespace mroce::session
