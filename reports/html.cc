@@ -170,9 +170,16 @@ class HtmlReport : public RunVisitor {
     if (run.incomplete) {
       o_ << "<div class=\"banner warn\" id=\"incomplete\">Incomplete run: it was interrupted and some cases never ran.</div>\n";
     }
-    o_ << "<div class=\"banner " << (s.conformant ? "ok" : "bad") << "\" id=\"verdict\">"
-       << (s.conformant ? "CONFORMANT" : "NOT CONFORMANT") << " &mdash; MUST cases passed: <span id=\"must\">"
-       << s.must_pass << "/" << s.must_total << "</span></div>\n";
+    const bool failed = s.must_pass < s.must_total;
+    const char* label = s.conformant ? "CONFORMANT" : failed ? "NOT CONFORMANT" : s.partial ? "PARTIAL RUN: not a conformance claim"
+                                                                                              : "NO CONFORMANCE VERDICT";
+    o_ << "<div class=\"banner " << (s.conformant ? "ok" : failed ? "bad" : "warn") << "\" id=\"verdict\">" << label
+       << " &mdash; MUST cases passed: <span id=\"must\">" << s.must_pass << "/" << s.must_total << "</span></div>\n";
+    if (s.partial) {
+      o_ << "<div class=\"banner warn\" id=\"partial\">Partial run, not a conformance claim:<ul>";
+      for (const std::string& why : s.partial_reasons) o_ << "<li>" << HtmlEscape(why) << "</li>";
+      o_ << "</ul></div>\n";
+    }
     o_ << "<table id=\"summary\"><tr><th>total</th>";
     for (const auto& [v, n] : s.counts) o_ << "<th class=\"" << VerdictClass(harness::ToString(v)) << "\">" << harness::ToString(v) << "</th>";
     o_ << "<th>expected (waived)</th><th>unexpected</th><th>unexpected pass</th><th>expired waivers</th></tr>\n<tr><td>" << s.total << "</td>";

@@ -68,6 +68,8 @@ class JunitWriter : public RunVisitor {
     Property("dut", run.dut.identity);
     Property("seed", std::to_string(run.seed));
     Property("conformant", s.conformant ? "true" : "false");
+    Property("partial", s.partial ? "true" : "false");
+    for (const std::string& why : s.partial_reasons) Property("partial_reason", why);
     Property("must", std::to_string(s.must_pass) + "/" + std::to_string(s.must_total));
     Property("incomplete", run.incomplete ? "true" : "false");
     out_ << "    </properties>\n";

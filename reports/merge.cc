@@ -1,5 +1,6 @@
 #include "mroce/reports/merge.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -25,6 +26,20 @@ Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shar
     if (s.suite_version != out.suite_version) return mismatch("suite version", out.suite_version, s.suite_version);
     if (s.dut.identity != out.dut.identity) return mismatch("DUT identity", out.dut.identity, s.dut.identity);
     if (s.seed != out.seed) return mismatch("seed", std::to_string(out.seed), std::to_string(s.seed));
+    if (s.selection.filter != out.selection.filter) return mismatch("filter", out.selection.filter, s.selection.filter);
+    if (s.selection.shard_count != out.selection.shard_count) {
+      return mismatch("shard count", std::to_string(out.selection.shard_count), std::to_string(s.selection.shard_count));
+    }
+    if (s.selection.suite_cases != out.selection.suite_cases) {
+      return mismatch("suite size", std::to_string(out.selection.suite_cases), std::to_string(s.selection.suite_cases));
+    }
+    for (int shard : s.selection.shards) {
+      if (i > 0 && std::find(out.selection.shards.begin(), out.selection.shards.end(), shard) != out.selection.shards.end()) {
+        return MakeError("report.merge", "shard " + std::to_string(i + 1) + ": shard " + std::to_string(shard) + "/" +
+                                             std::to_string(s.selection.shard_count) + " is given twice");
+      }
+      if (i > 0) out.selection.shards.push_back(shard);
+    }
     if (!s.started_at.empty() && (out.started_at.empty() || s.started_at < out.started_at)) out.started_at = s.started_at;
     if (s.finished_at.empty() || out.finished_at.empty()) {
       out.finished_at.clear();
@@ -46,6 +61,7 @@ Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shar
     }
     out.clauses.insert(out.clauses.end(), s.clauses.begin(), s.clauses.end());
   }
+  std::sort(out.selection.shards.begin(), out.selection.shards.end());
   harness::Normalize(out);
   return out;
 }

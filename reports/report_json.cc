@@ -33,12 +33,18 @@ class JsonWriter : public RunVisitor {
     out_["started_at"] = run.started_at;
     out_["finished_at"] = run.finished_at;
     out_["incomplete"] = run.incomplete;
+    out_["selection"] = {{"filter", run.selection.filter},
+                         {"shard_count", run.selection.shard_count},
+                         {"shards", run.selection.shards},
+                         {"suite_cases", run.selection.suite_cases}};
     json summary = json::object();
     summary["total"] = s.total;
     for (const auto& [v, n] : s.counts) summary[std::string(harness::ToString(v))] = n;
     summary["must_total"] = s.must_total;
     summary["must_pass"] = s.must_pass;
     summary["conformant"] = s.conformant;
+    summary["partial"] = s.partial;
+    summary["partial_reasons"] = s.partial_reasons;
     summary["expected"] = s.expected;
     summary["unexpected"] = s.unexpected;
     summary["unexpected_pass"] = s.unexpected_pass;
@@ -63,6 +69,7 @@ class JsonWriter : public RunVisitor {
     test_["reproduce"] = t.reproduce;
     test_["expectation"] = std::string(harness::ToString(t.expectation));
     test_["expectation_reason"] = t.expectation_reason;
+    if (!t.skip_cause.empty()) test_["skip_cause"] = t.skip_cause;
     test_["checks"] = json::array();
     test_["series"] = json::array();
   }
@@ -214,6 +221,20 @@ Result<RunResult> FromJson(const json& j) {
   run.started_at = r.Str(j, "", "started_at");
   run.finished_at = r.Str(j, "", "finished_at");
   if (const json* inc = r.Get(j, "", "incomplete", json::value_t::boolean)) run.incomplete = inc->get<bool>();
+  if (const json* sel = r.Optional(j, "", "selection", json::value_t::object)) {  // absent in older reports
+    run.selection.filter = r.Str(*sel, "selection.", "filter");
+    if (const json* n = r.Get(*sel, "selection.", "shard_count", json::value_t::number_unsigned)) {
+      run.selection.shard_count = n->get<int>();
+    }
+    if (const json* sh = r.Get(*sel, "selection.", "shards", json::value_t::array)) {
+      for (const json& v : *sh) {
+        if (v.is_number_unsigned()) run.selection.shards.push_back(v.get<int>());
+      }
+    }
+    if (const json* n = r.Get(*sel, "selection.", "suite_cases", json::value_t::number_unsigned)) {
+      run.selection.suite_cases = n->get<int>();
+    }
+  }
   if (const json* tests = r.Get(j, "", "tests", json::value_t::array)) {
     for (size_t i = 0; i < tests->size() && !r.failed(); ++i) {
       const json& tj = (*tests)[i];
@@ -233,6 +254,7 @@ Result<RunResult> FromJson(const json& j) {
       t.reproduce = r.Str(tj, p, "reproduce");
       t.expectation = r.Enum<harness::ExpectationStatus>(tj, p, "expectation", harness::ParseExpectationStatus);
       t.expectation_reason = r.Str(tj, p, "expectation_reason");
+      if (r.Optional(tj, p, "skip_cause", json::value_t::string) != nullptr) t.skip_cause = r.Str(tj, p, "skip_cause");
       if (const json* checks = r.Get(tj, p, "checks", json::value_t::array)) {
         for (size_t k = 0; k < checks->size() && !r.failed(); ++k) {
           const json& cj = (*checks)[k];

@@ -74,6 +74,12 @@ ref::Result<RunPlan> PlanRun(const Suite& suite, const RunSpec& spec) {
   run.dut.identity = probe.value()->Identity();
   run.dut.description = std::string(dut::ProtocolName(probe.value()->Caps().protocol)) + " device, --dut " + spec.dut_spec;
   run.seed = spec.seed;
+  run.selection.filter = spec.filter;
+  if (spec.shard.count > 1) {
+    run.selection.shard_count = spec.shard.count;
+    run.selection.shards = {spec.shard.index};
+  }
+  run.selection.suite_cases = static_cast<int>(suite.cases.size());
   run.started_at = NowRfc3339();
   run.incomplete = true;  // until every selected case has a result
   plan.waivers = spec.waivers;

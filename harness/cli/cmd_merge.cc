@@ -27,8 +27,10 @@ class MergeCommand : public Command {
     }
     harness::Summary s = harness::Summarize(*merged);
     out << "merged " << dirs_.size() << " shard(s) into " << out_dir_ << ": " << s.total << " case(s), MUST "
-        << s.must_pass << "/" << s.must_total << ", " << (s.conformant ? "conformant" : "not conformant")
+        << s.must_pass << "/" << s.must_total << ", "
+        << (s.conformant ? "conformant" : s.must_pass < s.must_total || !s.partial ? "not conformant" : "PARTIAL RUN: not a conformance claim")
         << (merged->incomplete ? " (incomplete)" : "") << "\n";
+    for (const std::string& why : s.partial_reasons) out << "  partial: " << why << "\n";
     return harness::kExitOk;
   }
 

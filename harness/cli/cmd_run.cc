@@ -151,7 +151,13 @@ class RunCommand : public Command {
         out << "\n" << harness::FormatTestResult(t);
       }
     }
-    out << "\n" << run.dut.identity << ": " << (sum.conformant ? "CONFORMANT" : sum.must_total == 0 ? "NO CONFORMANCE VERDICT (no MUST case ran)" : "NOT CONFORMANT")
+    const bool must_failed = sum.must_pass < sum.must_total;
+    out << "\n" << run.dut.identity << ": "
+        << (sum.conformant       ? "CONFORMANT"
+            : must_failed        ? "NOT CONFORMANT"
+            : sum.partial        ? "PARTIAL RUN: not a conformance claim"
+            : sum.must_total == 0 ? "NO CONFORMANCE VERDICT (no MUST case ran)"
+                                 : "NOT CONFORMANT")
         << "  MUST "
         << sum.must_pass << "/" << sum.must_total << "  |";
     for (const auto v : harness::kAllVerdicts) out << " " << harness::ToString(v) << " " << sum.counts.at(v);
@@ -160,6 +166,7 @@ class RunCommand : public Command {
     if (sum.expired_waivers) out << " | expired waivers " << sum.expired_waivers;
     out << " | " << std::fixed << std::setprecision(1) << done.campaign.wall_s << " s, " << done.campaign.workers
         << " job(s)\n";
+    for (const std::string& why : sum.partial_reasons) out << "partial: " << why << "\n";
     out << "report: " << (std::filesystem::path(out_) / "report.html").string() << "\n";
     if (run.incomplete) {
       const int sig = done.campaign.signal;

@@ -66,6 +66,21 @@ TEST_F(Run, PristineReferencePassesAndWritesTheRunDirectory) {
   EXPECT_EQ(j["tests"].size(), 2u);
 }
 
+// A filtered run passes but claims nothing: it says so on stdout, in report.json and exits 0.
+TEST_F(Run, AFilteredRunIsAPartialRunNotAConformanceClaim) {
+  auto o = Cts("run -q --suite " + kSuite + " --out " + Dir("f") + " --filter 'loss.*'");
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_EQ(o.out.find("CONFORMANT "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("reference: PARTIAL RUN: not a conformance claim  MUST 1/1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("partial: filtered run (--filter 'loss.*'): 1 of 2 cases"), std::string::npos) << o.out;
+  auto j = nlohmann::json::parse(Slurp(root_ / "f" / "report.json"));
+  EXPECT_EQ(j["summary"]["conformant"], false);
+  EXPECT_EQ(j["summary"]["partial"], true);
+  EXPECT_EQ(j["selection"]["filter"], "loss.*");
+  EXPECT_EQ(j["selection"]["suite_cases"], 2);
+  EXPECT_NE(Slurp(root_ / "f" / "junit.xml").find("<property name=\"partial\" value=\"true\"/>"), std::string::npos);
+}
+
 TEST_F(Run, QuirkIsAnUnexpectedFailureAndAWaiverExpectsIt) {
   auto o = Cts("run --suite " + kSuite + " --out " + Dir("q") + " --dut reference:quirk=go_back_n");
   EXPECT_EQ(o.status, 1) << o.out;

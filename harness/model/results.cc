@@ -60,7 +60,35 @@ Summary Summarize(const RunResult& run) {
     }
     if (IsBad(t.verdict) && t.expectation != ExpectationStatus::kExpected) ++s.unexpected;
   }
-  s.conformant = must_all_pass && !run.incomplete && s.must_total > 0;
+  const Selection& sel = run.selection;
+  if (run.incomplete) s.partial_reasons.push_back("the run was interrupted: some cases never ran");
+  if (!sel.filter.empty()) {
+    s.partial_reasons.push_back("filtered run (--filter '" + sel.filter + "'): " + std::to_string(s.total) + " of " +
+                                (sel.suite_cases > 0 ? std::to_string(sel.suite_cases) : std::string("?")) + " cases");
+  }
+  if (sel.shard_count > 1 && static_cast<int>(sel.shards.size()) < sel.shard_count) {
+    std::string have, missing;
+    for (int i = 1; i <= sel.shard_count; ++i) {
+      const bool in = std::find(sel.shards.begin(), sel.shards.end(), i) != sel.shards.end();
+      std::string& to = in ? have : missing;
+      to += (to.empty() ? "" : ",") + std::to_string(i);
+    }
+    s.partial_reasons.push_back("shard(s) " + have + " of " + std::to_string(sel.shard_count) + " only (missing " + missing +
+                                "; `mroce-cts merge` joins every shard)");
+  }
+  int harness_skips = 0;
+  std::string example;
+  for (const TestResult& t : run.tests) {
+    if (t.level == Level::kMust && t.verdict == Verdict::kSkip && t.skip_cause == "harness") {
+      if (harness_skips++ == 0) example = t.id + ": " + t.reason;
+    }
+  }
+  if (harness_skips > 0) {
+    s.partial_reasons.push_back(std::to_string(harness_skips) + " MUST case(s) skipped because the harness cannot run them with this DUT (" +
+                                example + (harness_skips > 1 ? ", ..." : "") + ")");
+  }
+  s.partial = !s.partial_reasons.empty();
+  s.conformant = must_all_pass && !run.incomplete && s.must_total > 0 && !s.partial;
   return s;
 }
 

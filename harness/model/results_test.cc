@@ -39,6 +39,40 @@ TEST(Results, SummaryConformance) {
   EXPECT_FALSE(Summarize(RunResult{}).conformant);
 }
 
+// A run that does not stand for the whole suite claims nothing, whatever passed.
+TEST(Results, PartialRunsAreNoConformanceClaim) {
+  RunResult run;
+  run.tests = {T("a.x", Level::kMust, Verdict::kPass, {"C1"})};
+  run.selection.suite_cases = 10;
+  EXPECT_TRUE(Summarize(run).conformant);
+  run.selection.filter = "a.*";
+  Summary s = Summarize(run);
+  EXPECT_FALSE(s.conformant);
+  EXPECT_TRUE(s.partial);
+  ASSERT_EQ(s.partial_reasons.size(), 1u);
+  EXPECT_EQ(s.partial_reasons[0], "filtered run (--filter 'a.*'): 1 of 10 cases");
+  run.selection.filter.clear();
+  // A MUST case the harness could not run with this DUT makes the run partial; a feature the DUT
+  // does not claim does not.
+  TestResult feature = T("a.y", Level::kMust, Verdict::kSkip, {"C2"});
+  feature.skip_cause = "feature";
+  run.tests.push_back(feature);
+  EXPECT_TRUE(Summarize(run).conformant);
+  TestResult live = T("a.z", Level::kMust, Verdict::kSkip, {"C3"});
+  live.skip_cause = "harness";
+  live.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
+  run.tests.push_back(live);
+  s = Summarize(run);
+  EXPECT_FALSE(s.conformant);
+  ASSERT_EQ(s.partial_reasons.size(), 1u);
+  EXPECT_NE(s.partial_reasons[0].find("1 MUST case(s) skipped because the harness cannot run them with this DUT (a.z: "),
+            std::string::npos)
+      << s.partial_reasons[0];
+  run.tests.pop_back();
+  run.incomplete = true;
+  EXPECT_TRUE(Summarize(run).partial);
+}
+
 TEST(Results, ClauseTable) {
   std::vector<TestResult> tests = {T("b.t", Level::kMust, Verdict::kPass, {"C1", "C2"}),
                                    T("a.t", Level::kMust, Verdict::kFail, {"C1"})};

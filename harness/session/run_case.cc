@@ -93,6 +93,7 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     if (c.style == harness::Style::kScripted && !caps.simulated_time) {
       t.verdict = harness::Verdict::kSkip;
       t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
+      t.skip_cause = "harness";
       return t;
     }
     // What the case declares, and the optional features its content uses (declared or not).
@@ -104,6 +105,8 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
       if (!caps.Has(need)) {
         t.verdict = harness::Verdict::kSkip;
         t.reason = "DUT lacks capability '" + need + "'";
+        // simulated_time is no protocol feature: a live DUT could have been judged by a live harness.
+        t.skip_cause = need == "simulated_time" ? "harness" : "feature";
         return t;
       }
     }

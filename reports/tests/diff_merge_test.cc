@@ -117,6 +117,44 @@ TEST(Merge, ShardsMustAgree) {
   EXPECT_TRUE(merged->incomplete);
 }
 
+// Shards of a sharded run know which they are: two of three are a partial run, all three are not,
+// and the same shard twice or shards of other filters are refused.
+TEST(Merge, MissingShardsMakeAPartialRun) {
+  auto shards = Shards();
+  const harness::RunResult full = [] {
+    harness::RunResult r = testing::SampleRun();
+    harness::Normalize(r);
+    return r;
+  }();
+  std::vector<harness::RunResult> three = {shards[0], shards[1], shards[1]};
+  three[2].tests.clear();
+  for (int i = 0; i < 3; ++i) {
+    three[static_cast<size_t>(i)].selection.shard_count = 3;
+    three[static_cast<size_t>(i)].selection.shards = {i + 1};
+    three[static_cast<size_t>(i)].selection.suite_cases = static_cast<int>(full.tests.size());
+  }
+  auto two = MergeRuns({three[0], three[1]});
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->selection.shards, (std::vector<int>{1, 2}));
+  const harness::Summary partial = harness::Summarize(*two);
+  EXPECT_TRUE(partial.partial);
+  EXPECT_FALSE(partial.conformant);
+  ASSERT_EQ(partial.partial_reasons.size(), 1u);
+  EXPECT_NE(partial.partial_reasons[0].find("shard(s) 1,2 of 3 only (missing 3"), std::string::npos)
+      << partial.partial_reasons[0];
+  auto all = MergeRuns({three[2], three[0], three[1]});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->selection.shards, (std::vector<int>{1, 2, 3}));
+  EXPECT_FALSE(harness::Summarize(*all).partial);
+  auto twice = MergeRuns({three[0], three[0]});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("shard 1/3 is given twice"), std::string::npos);
+  three[1].selection.filter = "ack.*";
+  auto other = MergeRuns({three[0], three[1]});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message.find("filter 'ack.*' differs"), std::string::npos) << other.error().message;
+}
+
 TEST(RunDir, WriteReadRerenderMerge) {
   fs::path root = fs::temp_directory_path() / ("mroce_reports_test_" + std::to_string(::getpid()));
   fs::remove_all(root);

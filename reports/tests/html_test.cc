@@ -47,7 +47,20 @@ TEST(Html, ConformantAndIncompleteBanners) {
   run.incomplete = true;
   std::string html = RenderHtml(run);
   EXPECT_NE(html.find("Incomplete run"), std::string::npos);
-  EXPECT_NE(html.find("NOT CONFORMANT"), std::string::npos);
+  EXPECT_NE(html.find("PARTIAL RUN: not a conformance claim"), std::string::npos);
+  EXPECT_EQ(html.find(">CONFORMANT"), std::string::npos);
+}
+
+TEST(Html, AFilteredRunIsAPartialRunNotAClaim) {
+  harness::RunResult run = testing::SampleRun();
+  std::erase_if(run.tests, [](const harness::TestResult& t) { return t.verdict != harness::Verdict::kPass; });
+  run.selection.filter = "ack.*";
+  run.selection.suite_cases = 226;
+  harness::Normalize(run);
+  const std::string html = RenderHtml(run);
+  EXPECT_EQ(html.find(">CONFORMANT"), std::string::npos);
+  EXPECT_NE(html.find("id=\"partial\""), std::string::npos);
+  EXPECT_NE(html.find("filtered run (--filter &#39;ack.*&#39;)"), std::string::npos) << html.substr(0, 3000);
 }
 
 TEST(Html, SvgPlot) {

@@ -84,6 +84,10 @@ struct TestResult {
   std::vector<TimeSeries> series;
   ExpectationStatus expectation = ExpectationStatus::kNone;
   std::string expectation_reason;      // The waiver's reason, when one matched.
+  // Skips: "feature" (the DUT does not claim an optional feature the case uses) or "harness" (the
+  // harness cannot run the case with this DUT, e.g. a scripted case and a live DUT): a MUST case
+  // skipped for the harness makes the run partial.
+  std::string skip_cause;
   bool operator==(const TestResult&) const = default;
 };
 
@@ -103,6 +107,16 @@ struct DutInfo {
   bool operator==(const DutInfo&) const = default;
 };
 
+// Which cases of the suite a run was asked to run. A filter, or a shard without the others, makes
+// the run partial: not a conformance claim.
+struct Selection {
+  std::string filter;       // --filter glob; empty: every case
+  int shard_count = 0;      // N of --shard I/N; 0: not sharded
+  std::vector<int> shards;  // The shards (1-based, sorted) the run holds; merge joins them.
+  int suite_cases = 0;      // Cases in the suite (0: unknown, a report older than this field)
+  bool operator==(const Selection&) const = default;
+};
+
 struct RunResult {
   std::string schema = kReportSchema;
   std::string suite_version;
@@ -111,6 +125,7 @@ struct RunResult {
   std::string started_at;              // RFC 3339 UTC, "2025-01-31T12:00:00Z"
   std::string finished_at;             // Empty while running / when interrupted.
   bool incomplete = false;             // The run was interrupted; some cases never ran.
+  Selection selection;
   std::vector<TestResult> tests;       // Sorted by id.
   std::vector<ClauseRow> clauses;      // Sorted by id.
   bool operator==(const RunResult&) const = default;
@@ -125,7 +140,11 @@ struct Summary {
   int unexpected = 0;                  // Bad verdicts no (valid) waiver covers.
   int unexpected_pass = 0;
   int expired_waivers = 0;
-  // Every MUST-level case that ran passed, and the run completed.
+  // The run does not stand for the whole suite: a filter, missing shards, or MUST cases the harness
+  // could not run with this DUT (each reason one line).
+  bool partial = false;
+  std::vector<std::string> partial_reasons;
+  // Every MUST-level case that ran passed, the run completed and it is not partial.
   bool conformant = false;
 };
 [[nodiscard]] Summary Summarize(const RunResult& run);
