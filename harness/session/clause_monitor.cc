@@ -19,7 +19,7 @@ enum R : size_t {
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
-  kProbeSequence, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kNonce,
+  kProbeSequence, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kRuleCount
 };
 
@@ -66,7 +66,10 @@ const std::vector<MonitorRule>& Rules() {
       {"connect.request", "MROCE-CONN-004", "CONNECT_REQ: reason 0, non-zero src_conn_id (MROCE-CONN-001) and nonce (MROCE-CONN-002), parameters in range"},
       {"connect.retransmission", "MROCE-CONN-005", "a CONNECT_REQ sent again is byte-identical, 1 ms after the first and doubling (1 us granularity; live: not timed), at most 7 times"},
       {"connect.accept", "MROCE-CONN-007", "CONNECT_ACK answers a CONNECT_REQ that arrived: its src_conn_id and nonce, reason 0, values at most requested"},
+      {"connect.reject", "MROCE-CONN-006", "an invalid CONNECT_REQ is answered CONNECT_REJ INVALID_PARAMS, never CONNECT_ACK; a CONNECT_REJ has a reason of table 3.7 and echoes the request's CMH but reason, src_conn_id 0 and (VERSION_UNSUPPORTED) the version range"},
       {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
+      {"disconnect.retransmission", "MROCE-CONN-013", "a DISCONNECT sent again is 1 ms after the first and doubling (1 us granularity; live: not timed), at most 3 times"},
+      {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
   };
@@ -175,7 +178,9 @@ class Monitor {
   std::map<ReqKey, std::vector<long>> dut_requests_;  // The DUT's CONNECT_REQs.
   std::map<ReqKey, long> arrived_requests_;           // CONNECT_REQs that arrived at the DUT.
   std::map<ReqKey, long> dut_accepts_;                // The DUT's first CONNECT_ACK per request.
-  std::map<ConnKey, uint64_t> refused_accepts_;       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
+  std::map<ConnKey, uint64_t> refused_accepts_;
+  std::map<ReqKey, std::vector<long>> dut_disconnects_;   // (host, peer id, nonce) -> the DUT's DISCONNECTs
+  std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
   std::set<std::tuple<int, uint32_t, uint8_t, uint8_t, uint32_t, uint64_t>> arrived_probes_;
 
@@ -769,8 +774,33 @@ class Monitor {
                              " and this nonce");
         return;
       }
-      if (op == Opcode::kConnectRej) return;
       const wire::ConnMgmtHeader q = *MetaAt(req->second).cmh();
+      const bool invalid = q.ver_min > q.ver_max || q.num_paths < 1 || q.num_paths > 64 || q.mtu < 256 || q.mtu > 9000 ||
+                           q.max_streams < 1 || q.max_streams > 1024 || q.num_planes < 1 || q.num_planes > 8 ||
+                           q.num_planes > q.num_paths || q.src_conn_id == 0 || q.nonce == 0;
+      if (op == Opcode::kConnectRej) {
+        const uint8_t reason = static_cast<uint8_t>(c.reason);
+        Expect(kConnectReject, reason >= 1 && reason <= 3, i, "CONNECT_REJ reason not VERSION_UNSUPPORTED, NO_RESOURCES or INVALID_PARAMS",
+               "cmh.reason", static_cast<uint8_t>(wire::ConnReason::kInvalidParams), reason, req->second);
+        if (invalid) {
+          Expect(kConnectReject, c.reason == wire::ConnReason::kInvalidParams, i,
+                 "CONNECT_REJ of an invalid request without reason INVALID_PARAMS (it takes precedence)", "cmh.reason",
+                 static_cast<uint8_t>(wire::ConnReason::kInvalidParams), reason, req->second);
+        }
+        wire::ConnMgmtHeader want = q;
+        want.reason = c.reason;
+        want.src_conn_id = 0;
+        if (c.reason == wire::ConnReason::kVersionUnsupported) {
+          want.ver_min = c.ver_min;
+          want.ver_max = c.ver_max;
+        }
+        Expect(kConnectReject, c == want, i, "CONNECT_REJ does not echo the request's CMH (but reason, src_conn_id 0, the version range)",
+               c.src_conn_id != 0 ? "cmh.src_conn_id" : "cmh (echo of the request)", c.src_conn_id != 0 ? 0 : 1,
+               c.src_conn_id != 0 ? c.src_conn_id : 0, req->second);
+        return;
+      }
+      Expect(kConnectReject, !invalid, i, "CONNECT_ACK for an invalid CONNECT_REQ (MROCE-CONN-006: CONNECT_REJ INVALID_PARAMS)",
+             "cmh.reason", static_cast<uint8_t>(wire::ConnReason::kInvalidParams), 0, req->second);
       auto at_most = [&](const char* f, uint64_t v, uint64_t requested) {
         Expect(kConnectAccept, v >= 1 && v <= requested, i, std::string("CONNECT_ACK ") + f + " not in 1..requested", f,
                requested, v, req->second);
@@ -807,6 +837,27 @@ class Monitor {
       return;
     }
     Expect(kNonce, c.nonce == n->nonce, i, Name(op) + " without the connection's nonce", "cmh.nonce", n->nonce, c.nonce);
+    if (op == Opcode::kDisconnectAck) {
+      Judged(kDisconnectAck);
+      if (!arrived_disconnects_.count({r.dst_host, n->dut_id, c.nonce})) {
+        Violate(kDisconnectAck, i, "DISCONNECT_ACK although no DISCONNECT of this connection arrived");
+      }
+      return;
+    }
+    auto& sends = dut_disconnects_[{r.dst_host, m.ch.dst_conn_id, c.nonce}];
+    if (!sends.empty()) {
+      const long prev = sends.back();
+      Expect(kDisconnectRetransmission, sends.size() <= 3, i, "more than 3 retransmissions of a DISCONNECT", "retransmissions", 3,
+             sends.size(), sends.front());
+      if (!live_) {
+        const int64_t want = int64_t{1'000'000} << std::min<size_t>(sends.size() - 1, 20);
+        const int64_t gap = r.time_ns - t_.frames[static_cast<size_t>(prev)].time_ns;
+        Expect(kDisconnectRetransmission, gap >= want - kGranularityNs && gap <= want + kGranularityNs, i,
+               "DISCONNECT retransmission " + Str(sends.size()) + " not " + Str(want / 1'000'000) + " ms after the previous one",
+               "interval ns", want, gap, prev);
+      }
+    }
+    sends.push_back(i);
   }
 
   // --- frames that arrived at the DUT -------------------------------------------------------------
@@ -835,6 +886,10 @@ class Monitor {
       const ConnKey key{r.src_host, c.src_conn_id};
       if (const Negotiated* have = Conn(key); have != nullptr && have->nonce == c.nonce) return;  // the first one counts
       Register(key, FromCmh(c, m->ch.dst_conn_id, c.src_conn_id));
+      return;
+    }
+    if (op == Opcode::kDisconnect) {
+      arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
       return;
     }
     const bool data = wire::IsDataOpcode(op);

@@ -168,11 +168,12 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
     EXPECT_TRUE(rep.violations.empty()) << Describe(*rec, rep);
     for (size_t k = 0; k < judged.size(); ++k) judged[k] += rep.judged[k];
   }
-  // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ or DISCONNECT from the
-  // DUT, a CONNECT_REQ retransmission. Every other rule judged something.
+  // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ, DISCONNECT or
+  // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission. Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
-    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "connect.retransmission" || id == "connect.nonce") {
+    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "connect.retransmission" || id == "connect.nonce" ||
+        id == "disconnect.retransmission" || id == "disconnect.ack") {
       continue;
     }
     EXPECT_GT(judged[k], 0u) << id << " judged nothing";
@@ -488,6 +489,51 @@ TEST(ClauseMonitor, ConnectionRules) {
     rec.trace.frames.erase(rec.trace.frames.begin() + disc);
     rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, d);
     ExpectFires(rec, "connect.nonce");
+  }
+}
+
+TEST(ClauseMonitor, RejectAndDisconnectRules) {
+  {
+    // The request that arrived asked for more planes than paths: the DUT must refuse it.
+    RunRecord rec = Receiver();
+    EditMeta(rec, Find(rec, false, Op(Opcode::kConnectReq)), [](wire::MetaPacket& m) {
+      m.cmh()->num_planes = static_cast<uint8_t>(m.cmh()->num_paths + 1);
+    });
+    ExpectFires(rec, "connect.reject");
+  }
+  {
+    // A CONNECT_REJ that does not set src_conn_id to 0.
+    RunRecord rec = Receiver();
+    Duplicate(rec, Find(rec, true, Op(Opcode::kConnectAck)), 5, [](wire::MetaPacket& m) {
+      m.ch.opcode = Opcode::kConnectRej;
+      m.cmh()->reason = wire::ConnReason::kNoResources;
+    });
+    ExpectFires(rec, "connect.reject");
+  }
+  // The DUT's connection of the Sender trace, and a DISCONNECT of it with the right nonce.
+  auto disconnect = [](RunRecord& rec, int64_t dt, Opcode op) {
+    const uint32_t peer = Meta(rec, static_cast<size_t>(Find(rec, true, Op(Opcode::kWrite))))->ch.dst_conn_id;
+    const long ack = Find(rec, false, Op(Opcode::kConnectAck));
+    FrameRecord d = rec.trace.frames[static_cast<size_t>(Find(rec, true, Op(Opcode::kConnectReq)))];
+    d.time_ns = rec.trace.frames[static_cast<size_t>(ack)].time_ns + dt;
+    d.frame_no = 0;
+    rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, d);
+    EditMeta(rec, ack + 1, [&](wire::MetaPacket& m) {
+      m.ch.opcode = op;
+      m.ch.dst_conn_id = peer;
+      m.cmh()->reason = wire::ConnReason::kNormal;
+    });
+  };
+  {
+    RunRecord rec = Sender();
+    disconnect(rec, 4'000'000, Opcode::kDisconnect);
+    disconnect(rec, 1'000, Opcode::kDisconnect);  // inserted before the one above: 4 ms apart, not 1 ms
+    ExpectFires(rec, "disconnect.retransmission");
+  }
+  {
+    RunRecord rec = Sender();
+    disconnect(rec, 1'000, Opcode::kDisconnectAck);
+    ExpectFires(rec, "disconnect.ack");
   }
 }
 
