@@ -19,7 +19,7 @@ enum R : size_t {
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
-  kProbeSequence, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
+  kProbeSequence, kProbeTiming, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kRuleCount
 };
 
@@ -62,6 +62,7 @@ const std::vector<MonitorRule>& Rules() {
       {"ack.rate-hint", "MROCE-HINT-001", "rate_hint never 0 nor 0xFFFFFFFF"},
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
       {"probe.sequence", "MROCE-PATH-016", "PROBEs announce an epoch above the current with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
+      {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
       {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
       {"connect.request", "MROCE-CONN-004", "CONNECT_REQ: reason 0, non-zero src_conn_id (MROCE-CONN-001) and nonce (MROCE-CONN-002), parameters in range"},
       {"connect.retransmission", "MROCE-CONN-005", "a CONNECT_REQ sent again is byte-identical, 1 ms after the first and doubling (1 us granularity; live: not timed), at most 7 times"},
@@ -117,6 +118,15 @@ struct TxPath {
   std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes;
   std::map<uint8_t, int> probe_acks;  // epoch -> matching PROBE_ACKs that arrived
   uint32_t last_probe_seq = 0;
+  // The last PROBE (epoch, probe_seq, tx_time, frame) and when a PROBE_ACK matching it first arrived.
+  struct LastProbe {
+    uint8_t epoch = 0;
+    uint32_t seq = 0;
+    uint64_t tx_time = 0;
+    long frame = -1;
+    int64_t acked_at = -1;
+  };
+  std::optional<LastProbe> last_probe;
 };
 
 // The DUT's receiving side of one path of one connection.
@@ -714,6 +724,18 @@ class Monitor {
              it->second.first, m.ch.psn, it->second.second);
     }
     p.probes.insert({m.ch.path_epoch, h.probe_seq, h.tx_time});
+    if (!live_ && p.last_probe && p.last_probe->epoch == m.ch.path_epoch) {
+      const TxPath::LastProbe& lp = *p.last_probe;
+      const bool acked = lp.acked_at >= 0;
+      const int64_t want = acked ? lp.acked_at + 100'000 : t_.frames[static_cast<size_t>(lp.frame)].time_ns + 1'000'000;
+      const int64_t at = r.time_ns;
+      Expect(kProbeTiming, at >= want - kGranularityNs && at <= want + kGranularityNs, i,
+             acked ? "PROBE not 100 us after the PROBE_ACK of the previous one arrived"
+                   : "PROBE not 1 ms (probe timeout) after the previous unanswered one",
+             "ns after the " + std::string(acked ? "PROBE_ACK" : "previous PROBE"), acked ? 100'000 : 1'000'000,
+             static_cast<uint64_t>(at - (acked ? lp.acked_at : t_.frames[static_cast<size_t>(lp.frame)].time_ns)), lp.frame);
+    }
+    p.last_probe = TxPath::LastProbe{m.ch.path_epoch, h.probe_seq, h.tx_time, i, -1};
   }
 
   void ProbeAckSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
@@ -919,6 +941,10 @@ class Monitor {
     } else if (op == Opcode::kProbeAck) {
       TxPath& p = Tx(k->second, n, path);
       if (p.probes.count({m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time})) ++p.probe_acks[m->ch.path_epoch];
+      if (p.last_probe && p.last_probe->acked_at < 0 && p.last_probe->epoch == m->ch.path_epoch &&
+          p.last_probe->seq == m->prh()->probe_seq && p.last_probe->tx_time == m->prh()->tx_time) {
+        p.last_probe->acked_at = r.time_ns;
+      }
     } else if (op == Opcode::kAck) {
       TxPath& p = Tx(k->second, n, path);
       const wire::AckHeader& a = *m->ack();

@@ -364,6 +364,20 @@ TEST(ClauseMonitor, ProbeRules) {
     ExpectFires(rec, "probe.sequence");
   }
   {
+    // Every PROBE after the first of its epoch, 5 us late.
+    RunRecord rec = Probing();
+    for (int nth = 0;; ++nth) {
+      long i = -1;
+      for (size_t k = 0, seen = 0; k < rec.trace.frames.size(); ++k) {
+        auto m = DutTx(rec.trace.frames[k]) ? Meta(rec, k) : std::nullopt;
+        if (m && m->ch.opcode == Opcode::kProbe && seen++ == static_cast<size_t>(nth)) i = static_cast<long>(k);
+      }
+      if (i < 0) break;
+      if (nth > 0) rec.trace.frames[static_cast<size_t>(i)].time_ns += 5'000;
+    }
+    ExpectFires(rec, "probe.timing");
+  }
+  {
     // The PROBE_ACKs never reached the DUT, yet it sends data in the new epoch.
     RunRecord rec = Probing();
     std::erase_if(rec.trace.frames, [&](const FrameRecord& f) {
