@@ -20,7 +20,7 @@ enum R : size_t {
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
   kProbeSequence, kProbeTiming, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
-  kCompletionOnce, kCompletionOrder, kRuleCount
+  kCompletionOnce, kCompletionOrder, kCountersTx, kRuleCount
 };
 
 const std::vector<MonitorRule>& Rules() {
@@ -73,6 +73,7 @@ const std::vector<MonitorRule>& Rules() {
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
+      {"counters.tx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT sent equal the frames it sent: conn tx_pkts, tx_bytes, retransmits, nack_tx (and per code), rnr_nack_tx, rate_hint_tx; path tx_pkts, tx_bytes, retransmits, probes_tx, rx.acks_tx", true},
   };
   return rules;
 }
@@ -148,6 +149,16 @@ struct RxPath {
 };
 
 using ConnKey = std::pair<int, uint32_t>;  // (remote host, the peer's connection id)
+
+// A frame the DUT sent on a connection, for the exact send counters (chapter 17).
+struct TxEvent {
+  int64_t t = 0;
+  std::string counter;  // "conn.nack_tx", "path.P.tx_pkts", ... (without the connection id)
+  uint64_t add = 1;
+};
+const char* const kNackTxNames[] = {"", "nack_tx_psn_out_of_window", "nack_tx_invalid_conn", "nack_tx_rnr",
+                                    "nack_tx_remote_access", "nack_tx_invalid_request", "nack_tx_resource",
+                                    "nack_tx_remote_op_error"};
 using ReqKey = std::tuple<int, uint32_t, uint64_t>;  // (remote host, requester's src_conn_id, nonce)
 
 class Monitor {
@@ -167,6 +178,7 @@ class Monitor {
       }
     }
     Completions();
+    CountersTx();
     return std::move(out_);
   }
 
@@ -189,6 +201,7 @@ class Monitor {
   std::map<ReqKey, long> arrived_requests_;           // CONNECT_REQs that arrived at the DUT.
   std::map<ReqKey, long> dut_accepts_;                // The DUT's first CONNECT_ACK per request.
   std::map<ConnKey, uint64_t> refused_accepts_;
+  std::map<std::pair<ConnKey, uint32_t>, std::vector<TxEvent>> tx_events_;  // (key, generation) -> what it sent
   std::map<ReqKey, std::vector<long>> dut_disconnects_;   // (host, peer id, nonce) -> the DUT's DISCONNECTs
   std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
@@ -328,6 +341,7 @@ class Monitor {
     if (!data || op == Opcode::kReadReq) {
       Expect(kPayloadLen, m->payload.empty(), i, Name(op) + " carries payload", "ch.payload_len", 0, m->payload.size());
     }
+    RecordTx(i, *fr, *m);
     if (data) {
       DataSent(i, *m);
     } else if (op == Opcode::kAck) {
@@ -340,6 +354,85 @@ class Monitor {
       ProbeAckSent(i, r, *m);
     } else if (cm) {
       CmSent(i, r, *m);
+    }
+  }
+
+  void RecordTx(long i, const wire::Frame& fr, const wire::MetaPacket& m) {
+    const FrameRecord& r = t_.frames[static_cast<size_t>(i)];
+    const Opcode op = m.ch.opcode;
+    if (wire::ExtKindOf(op) == wire::ExtKind::kConnMgmt) return;
+    const ConnKey key{r.dst_host, m.ch.dst_conn_id};
+    const Negotiated* n = Conn(key);
+    if (n == nullptr) return;
+    auto& ev = tx_events_[{key, n->generation}];
+    const std::string path = "path." + Str(m.ch.path_id) + ".";
+    if (wire::IsDataOpcode(op)) {
+      const uint64_t ip_len = fr.is_ipv4() ? fr.ip4()->total_len : fr.ip6()->payload_len + 40u;
+      for (const std::string& scope : {std::string("conn."), path}) {
+        ev.push_back({r.time_ns, scope + "tx_pkts", 1});
+        ev.push_back({r.time_ns, scope + "tx_bytes", ip_len});
+        if (m.ch.Has(wire::kFlagRtx)) ev.push_back({r.time_ns, scope + "retransmits", 1});
+      }
+    } else if (op == Opcode::kAck) {
+      ev.push_back({r.time_ns, "conn.rate_hint_tx", 1});
+      ev.push_back({r.time_ns, path + "rx.acks_tx", 1});
+    } else if (op == Opcode::kNack) {
+      const uint8_t code = static_cast<uint8_t>(m.nack()->code);
+      if (code == static_cast<uint8_t>(wire::NackCode::kInvalidConn)) return;  // names no connection of the DUT
+      ev.push_back({r.time_ns, "conn.nack_tx", 1});
+      if (code >= 1 && code <= 7) ev.push_back({r.time_ns, std::string("conn.") + kNackTxNames[code], 1});
+      if (m.nack()->code == wire::NackCode::kRnr) ev.push_back({r.time_ns, "conn.rnr_nack_tx", 1});
+    } else if (op == Opcode::kProbe) {
+      ev.push_back({r.time_ns, path + "probes_tx", 1});
+    }
+  }
+
+  // MROCE-TEL-003 for the send counters: each counter of the DUT's last telemetry sample lies between
+  // the frames it sent before the sample and those sent up to its instant (same-nanosecond order).
+  void CountersTx() {
+    if (live_) return;
+    const TelemetrySample* s = t_.LastTelemetry(kDutHost);
+    if (s == nullptr) return;
+    std::map<std::string, uint64_t> value;
+    for (const auto& [name, v] : s->counters) value[name] = v;
+    for (const auto& [k, n] : conns_) {
+      auto ev = tx_events_.find({k, n.generation});
+      // Every counter this connection's frames name, with the counts before and up to the sample.
+      std::map<std::string, std::pair<uint64_t, uint64_t>> want;
+      for (const char* base : {"conn.tx_pkts", "conn.tx_bytes", "conn.retransmits", "conn.nack_tx", "conn.rnr_nack_tx",
+                               "conn.rate_hint_tx"}) {
+        want[base] = {0, 0};
+      }
+      for (int c = 1; c <= 7; ++c) {
+        if (c != static_cast<int>(wire::NackCode::kInvalidConn)) want[std::string("conn.") + kNackTxNames[c]] = {0, 0};
+      }
+      for (int p = 0; p < n.num_paths; ++p) {
+        for (const char* name : {"tx_pkts", "tx_bytes", "retransmits", "probes_tx", "rx.acks_tx"}) {
+          want["path." + Str(p) + "." + name] = {0, 0};
+        }
+      }
+      if (ev != tx_events_.end()) {
+        for (const TxEvent& e : ev->second) {
+          auto& w = want[e.counter];
+          if (e.t < s->time_ns) w.first += e.add;
+          if (e.t <= s->time_ns) w.second += e.add;
+        }
+      }
+      for (const auto& [counter, range] : want) {
+        // conn.C.NAME or path.C.P.NAME in the DUT's names.
+        const std::string name = counter.rfind("conn.", 0) == 0 ? "conn." + Str(n.dut_id) + "." + counter.substr(5)
+                                                                 : "path." + Str(n.dut_id) + "." + counter.substr(5);
+        auto it = value.find(name);
+        if (it == value.end()) continue;  // not exposed (telemetry is an optional feature; TEL-001 is a case's job)
+        Judged(kCountersTx);
+        if (it->second < range.first || it->second > range.second) {
+          MonitorViolation& v = Violate(kCountersTx, -1,
+                                        "counter " + name + " is " + Str(it->second) + " but the DUT sent " + Str(range.first) +
+                                            (range.second != range.first ? ".." + Str(range.second) : "") +
+                                            " such events before its last telemetry sample at " + Str(s->time_ns) + " ns");
+          Values(v, name, range.first, it->second);
+        }
+      }
     }
   }
 

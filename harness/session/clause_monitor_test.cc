@@ -551,6 +551,29 @@ TEST(ClauseMonitor, RejectAndDisconnectRules) {
   }
 }
 
+// --- counters ------------------------------------------------------------------------------------
+TEST(ClauseMonitor, SendCountersAreExact) {
+  for (const char* suffix : {".tx_pkts", ".rate_hint_tx", ".nack_tx"}) {
+    RunRecord rec = Sender();
+    TelemetrySample* dut = nullptr;
+    for (TelemetrySample& s : rec.trace.telemetry) {
+      if (s.host == kDutHost) dut = &s;
+    }
+    ASSERT_NE(dut, nullptr);
+    TelemetrySample& last = *dut;
+    bool bumped = false;
+    for (auto& [name, value] : last.counters) {
+      if (name.rfind("conn.", 0) == 0 && name.size() > std::string(suffix).size() &&
+          name.compare(name.size() - std::string(suffix).size(), std::string::npos, suffix) == 0) {
+        value += 1;  // one more than the frames show (an over-count)
+        bumped = true;
+      }
+    }
+    ASSERT_TRUE(bumped) << suffix;
+    ExpectFires(rec, "counters.tx-exact");
+  }
+}
+
 // --- completions ---------------------------------------------------------------------------------
 TEST(ClauseMonitor, CompletionRules) {
   auto dut_completion = [](const RunRecord& rec, int nth) {
