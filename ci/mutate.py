@@ -671,7 +671,6 @@ def summarize(meta, records, equivalent, sources):
     for r in measured:
         counts[r["status"]] += 1
     eq_measured = [r for r in measured if r["id"] in eq_ids and r["status"] != "stillborn"]
-    killed = sum(counts[s] for s in KILLED)
     killed_ne = sum(1 for r in measured if r["status"] in KILLED and r["id"] not in eq_ids)
     denom = sum(1 for r in measured if r["status"] != "stillborn" and r["id"] not in eq_ids)
     rate = lambda k, d: ("%.1f%%" % (100.0 * k / d)) if d else "n/a"
@@ -680,13 +679,15 @@ def summarize(meta, records, equivalent, sources):
     L.append("")
     partial = len(measured) < len(records)
     L.append("- state: %s (%d of %d selected mutants measured)" % ("PARTIAL" if partial else "complete", len(measured), len(records)))
-    for k in ("date", "commit", "seed", "count", "harness", "wall_s_per_mutant"):
+    for k in ("date", "commit", "seed", "count", "harness", "timeout_s", "wall_s_per_mutant"):
         if k in meta:
             L.append("- %s: %s" % (k, meta[k]))
     L.append("- total measured: %d; stillborn (does not compile): %d; equivalent (ci/mutants-equivalent.yaml): %d" % (
         len(measured), counts["stillborn"], len(eq_measured)))
-    L.append("- killed: %d (of which timeout %d, crash %d); survived: %d" % (
-        killed, counts["timeout"], counts["crash"], counts["survived"]))
+    surv_ne = sum(1 for r in measured if r["status"] == "survived" and r["id"] not in eq_ids)
+    L.append("- killed: %d (of which timeout %d, crash %d); survived: %d (not counting %d listed equivalent)" % (
+        killed_ne, sum(r["status"] == "timeout" and r["id"] not in eq_ids for r in measured),
+        sum(r["status"] == "crash" and r["id"] not in eq_ids for r in measured), surv_ne, len(eq_measured)))
     L.append("- **kill rate: %s** (%d killed / %d = total - stillborn - equivalent)" % (rate(killed_ne, denom), killed_ne, denom))
     L.append("")
 
@@ -758,9 +759,13 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=300, help="seconds per suite run")
     ap.add_argument("--equivalent", default=os.path.join(ROOT, "ci/mutants-equivalent.yaml"))
     ap.add_argument("--resume", action="store_true", help="keep the mutants already measured in --out")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite mutants.json and summary.md from --out's results.jsonl (e.g. after editing the "
+                         "equivalent list); builds and runs nothing")
     args = ap.parse_args(argv)
 
     sha = git("rev-parse", args.rev).strip()
+    tree = git("rev-parse", "%s:%s" % (sha, SRC_DIR)).strip()
     sources = read_sources(sha)
     everything = all_mutants(sources)
     by_id = {m.id: m for m in everything}
@@ -792,18 +797,16 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _on_term)
     os.makedirs(args.scratch, exist_ok=True)
-    harness = os.path.join(args.scratch, "mroce-cts.pristine")
-    shutil.copy2(args.harness, harness)
 
     results_path = os.path.join(out, "results.jsonl")
     done = {}
-    if args.resume and os.path.exists(results_path):
+    if (args.resume or args.report_only) and os.path.exists(results_path):
         with open(results_path) as f:
             for l in f:
                 l = l.strip()
                 if l:
                     r = json.loads(l)
-                    if r.get("commit") == sha:
+                    if r.get("commit") == sha or r.get("sources_tree") == tree:  # same sources, same ids
                         done[r["id"]] = r
         log("resume: %d mutants already measured" % len(done))
     elif os.path.exists(results_path):
@@ -811,13 +814,15 @@ def main(argv=None):
 
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": sha,
             "seed": args.seed, "count": args.count if not args.only else "--only", "harness": args.harness,
+            "timeout_s": args.timeout,
             "all_ids": set(by_id)}
     records = []
     for m in chosen:
         d = m.as_dict()
         d["clause"] = nearest_clause(sources[m.file], m.line)
         if m.id in done:
-            d.update({k: done[m.id][k] for k in ("status", "failing", "seconds", "build_s", "detail") if k in done[m.id]})
+            d.update({k: done[m.id][k] for k in ("status", "failing", "seconds", "build_s", "detail", "timeout_s")
+                      if k in done[m.id]})
         records.append(d)
     rec_by_id = {r["id"]: r for r in records}
     state_lock = threading.Lock()
@@ -834,6 +839,14 @@ def main(argv=None):
                 f.write(summarize(meta, records, equivalent, sources) + "\n")
             os.replace(os.path.join(out, "summary.md.tmp"), os.path.join(out, "summary.md"))
 
+    if args.report_only:
+        meta["date"] = "%s (summary rewritten from results.jsonl)" % meta["date"]
+        meta["timeout_s"] = ", ".join(sorted({str(r.get("timeout_s", "not recorded")) for r in done.values()}))
+        flush()
+        log("summary: %s" % os.path.join(out, "summary.md"))
+        return 0
+    harness = os.path.join(args.scratch, "mroce-cts.pristine")
+    shutil.copy2(args.harness, harness)  # the main build may be relinked while this runs
     workers = [Worker(args.scratch, n, args.rev, sha, log) for n in range(max(1, args.jobs))]
     todo = [m for m in chosen if m.id not in done]
     log("%d mutants selected (%d candidates at %s), %d to run, %d worker(s)" % (
@@ -874,11 +887,12 @@ def main(argv=None):
                     w.write(m.file, original)
                 r = rec_by_id[m.id]
                 r.update({"status": status, "failing": [{"case": c, "verdict": v, "clauses": cl} for c, v, cl in failing],
-                          "seconds": round(secs, 2), "build_s": round(build_s, 2), "detail": detail})
+                          "seconds": round(secs, 2), "build_s": round(build_s, 2), "detail": detail,
+                          "timeout_s": args.timeout})
                 with state_lock:
                     n_new[0] += 1
                     with open(results_path, "a") as f:
-                        f.write(json.dumps(dict(r, commit=sha), sort_keys=True) + "\n")
+                        f.write(json.dumps(dict(r, commit=sha, sources_tree=tree), sort_keys=True) + "\n")
                 log("%-55s %-9s %s" % (m.id, status, ", ".join(c for c, _, _ in failing[:3]) or detail[:60]))
                 flush()
 
