@@ -1,4 +1,5 @@
 #include "mroce/reports/html.h"
+#include "mroce/reports/utf8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,8 @@ using harness::TestResult;
 using harness::TimeSeries;
 using harness::Verdict;
 
-std::string HtmlEscape(std::string_view s) {
+std::string HtmlEscape(std::string_view raw) {
+  const std::string s = ValidUtf8(raw);  // the page declares UTF-8; a DUT's bytes need not be
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {

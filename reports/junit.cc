@@ -1,4 +1,5 @@
 #include "mroce/reports/junit.h"
+#include "mroce/reports/utf8.h"
 
 #include <cstdio>
 #include <sstream>
@@ -12,7 +13,8 @@ using harness::ExpectationStatus;
 using harness::TestResult;
 using harness::Verdict;
 
-std::string XmlEscape(std::string_view s) {
+std::string XmlEscape(std::string_view raw) {
+  const std::string s = ValidUtf8(raw);  // a DUT's bytes need not be UTF-8; XML must be
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {

@@ -201,7 +201,10 @@ json ToJson(const RunResult& run) {
   return w.Take();
 }
 
-std::string RenderReportJson(const RunResult& run) { return ToJson(run).dump(2) + "\n"; }
+// Strings from a DUT may not be UTF-8: they are written with U+FFFD in place of the bad bytes.
+std::string RenderReportJson(const RunResult& run) {
+  return ToJson(run).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 Result<RunResult> FromJson(const json& j) {
   Reader r;

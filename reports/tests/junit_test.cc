@@ -71,5 +71,8 @@ TEST(Junit, UnwaivedErrorIsAnErrorElement) {
 
 TEST(Junit, Escape) { EXPECT_EQ(XmlEscape("a<b>&\"'\x02\n"), "a&lt;b&gt;&amp;&quot;&apos;\n"); }
 
+// Bytes that are not UTF-8 (from a DUT) become U+FFFD: junit.xml stays well-formed.
+TEST(Junit, EscapeReplacesBytesThatAreNotUtf8) { EXPECT_EQ(XmlEscape("x\xFF<"), "x\xEF\xBF\xBD&lt;"); }
+
 }  // namespace
 }  // namespace mroce::reports

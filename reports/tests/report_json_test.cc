@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "mroce/reports/json_schema.h"
+#include "mroce/reports/utf8.h"
 #include "sample_run.h"
 
 namespace mroce::reports {
@@ -96,6 +97,43 @@ TEST(ReportJson, ReadErrorsNameTheKey) {
   bad = FromJson(j);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("unsupported report schema"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mroce::reports
+
+namespace mroce::reports {
+namespace {
+
+TEST(Utf8, InvalidSequencesBecomeTheReplacementCharacter) {
+  const std::string ok = "plain \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80";  // é € 😀
+  EXPECT_EQ(ValidUtf8(ok), ok);
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(ValidUtf8("a\xFF" "b"), "a" + r + "b");
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), r + r);          // overlong '/'
+  EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), r + r + r);  // a surrogate
+  EXPECT_EQ(ValidUtf8("cut \xE2\x82"), "cut " + r + r);  // a character cut off by a 600-byte tail
+  EXPECT_EQ(ValidUtf8("\xF4\x90\x80\x80"), r + r + r + r);  // above U+10FFFF
+}
+
+// A DUT's bytes that are not UTF-8 (its identity, a reason quoting its stderr) lose no result:
+// report.json is valid JSON that reads back, junit.xml is UTF-8, the reason keeps its readable part.
+TEST(ReportJson, BytesThatAreNotUtf8FromTheDutAreKeptReadable) {
+  harness::RunResult run = testing::SampleRun();
+  run.dut.identity = "vendor\xFF\xFE";
+  run.tests[0].reason = "DUT stderr: segfault at \xE2\x82";
+  for (auto& t : run.tests) {
+    if (!t.checks.empty()) t.checks.front().actual_packet = "\x80\x81 raw";
+  }
+  const std::string text = RenderReportJson(run);
+  EXPECT_EQ(ValidUtf8(text), text);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(text));
+  EXPECT_EQ(j["dut"]["identity"], "vendor\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(j["tests"].size(), run.tests.size());
+  auto back = FromJson(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_NE(back->tests[0].reason.find("segfault at"), std::string::npos);
 }
 
 }  // namespace
