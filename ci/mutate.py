@@ -679,7 +679,8 @@ def summarize(meta, records, equivalent, sources):
     L.append("")
     partial = len(measured) < len(records)
     L.append("- state: %s (%d of %d selected mutants measured)" % ("PARTIAL" if partial else "complete", len(measured), len(records)))
-    for k in ("date", "commit", "seed", "count", "harness", "timeout_s", "wall_s_per_mutant"):
+    for k in ("date", "commit", "seed", "count", "harness", "harness_sha256", "harness_built", "timeout_s",
+              "wall_s_per_mutant"):
         if k in meta:
             L.append("- %s: %s" % (k, meta[k]))
     L.append("- total measured: %d; stillborn (does not compile): %d; equivalent (ci/mutants-equivalent.yaml): %d" % (
@@ -845,8 +846,14 @@ def main(argv=None):
         flush()
         log("summary: %s" % os.path.join(out, "summary.md"))
         return 0
-    harness = os.path.join(args.scratch, "mroce-cts.pristine")
-    shutil.copy2(args.harness, harness)  # the main build may be relinked while this runs
+    # the main build may be relinked while this runs: one copy per results directory, kept by --resume
+    harness = os.path.join(out, "mroce-cts.pristine")
+    if not (args.resume and os.path.exists(harness)):
+        shutil.copy2(args.harness, harness)
+    with open(harness, "rb") as f:
+        meta["harness_sha256"] = hashlib.sha256(f.read()).hexdigest()
+    meta["harness_built"] = datetime.datetime.fromtimestamp(os.path.getmtime(harness), datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M:%S UTC")
     workers = [Worker(args.scratch, n, args.rev, sha, log) for n in range(max(1, args.jobs))]
     todo = [m for m in chosen if m.id not in done]
     log("%d mutants selected (%d candidates at %s), %d to run, %d worker(s)" % (
