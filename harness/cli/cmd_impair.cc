@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "mroce/session/stall_log.h"
 #include "mroce/harness/expectations.h"
 
 #ifdef MROCE_HAVE_DPDK
@@ -66,6 +67,10 @@ class ImpairCommand : public Command {
                    "release) instead of spinning, e.g. 50us; 0 = busy-poll (default). For hosts that share "
                    "the bridge's core; each idle period adds up to this much latency to its first frame")
         ->capture_default_str();
+    sub.add_option("--stall-log", stall_log_,
+                   "Append each gap longer than 1 ms (plus --idle-sleep) in which the bridge did not poll its ports "
+                   "(its host kept it off the CPU) to this file, for `mroce-cts run --stall-log`: a case during "
+                   "which the bridge stalled is rerun and then inconclusive, not failed");
     sub.add_option("--pool-size", pool_size_, "mbufs in the pool")->capture_default_str();
     sub.add_option("--mbuf-size", mbuf_size_, "Bytes of frame data per mbuf (0 = DPDK's default, 2048; e.g. 9216 for jumbo frames, "
                    "as net_af_packet with framesz=8192 needs)")->capture_default_str();
@@ -221,6 +226,12 @@ class ImpairCommand : public Command {
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     constexpr int kIdlePollsBeforeSleep = 64;
+    session::StallLogWriter stalls(stall_log_);
+    if (!stalls.ok()) {
+      err << "mroce-cts impair: error: --stall-log " << stalls.error() << "\n";
+      return harness::kExitUsage;
+    }
+    const int64_t stall_threshold_ns = 1'000'000 + idle_sleep_ns;
     // The pipelines' simulated time follows the wall clock (the TSC, from 0 at the start).
     dp::TscClock tsc;
     sim::WallClockDriver clock({.wall = [&tsc] { return tsc.NowNs(); },
@@ -237,6 +248,7 @@ class ImpairCommand : public Command {
       // time it is given); frames that arrive may have scheduled a sooner one, and the statistics,
       // the duration and a signal need this loop: those end the wait at once.
       now = clock.WaitUntil(sim.NextEventTime(), [&](sim::Time t) {
+        stalls.Serviced(session::MonotonicNs(), stall_threshold_ns);
         const size_t got = bridge.Poll(t.nanos());
         const bool loop = got > 0 || g_stop || t.nanos() >= next_stats || (duration_ns > 0 && t.nanos() >= duration_ns);
         return loop ? sim::WallClockDriver::Service::kReturn : sim::WallClockDriver::Service::kIdle;
@@ -255,6 +267,7 @@ class ImpairCommand : public Command {
     now = clock.Now().nanos();
     PrintStats(out, bridge, ports, names, now, (std::string("final (") + why + ")").c_str());
     if (idle_sleep_ns > 0) out << "  idle sleeps: " << clock.naps() << "\n";
+    if (!stall_log_.empty()) out << "  stalls logged: " << stalls.noted() << " (" << stall_log_ << ")\n";
     if (left > 0) out << "  " << left << " packet(s) still held by stages after a 100 ms drain were discarded\n";
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
@@ -390,6 +403,7 @@ class ImpairCommand : public Command {
   std::string eal_, port0_, port1_, profile_, duration_, json_;
   std::string interval_ = "1s";
   std::string idle_sleep_ = "0";
+  std::string stall_log_;
   uint64_t seed_ = 1;
   int burst_ = 32;
   unsigned pool_size_ = 16383;

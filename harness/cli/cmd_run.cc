@@ -74,6 +74,9 @@ class RunCommand : public Command {
     sub.add_option("--expectations", expectations_, "Waivers file (YAML): expected non-pass results of this DUT");
     sub.add_option("--catalog", catalog_, "Clause catalog (clauses.json); found next to the suite by default");
     sub.add_option("--max-stall-us", max_stall_us_, "Live DUTs: a case that did not pass after the DUT went unserved (harness or DUT host too busy) for longer than this is rerun")->capture_default_str();
+    sub.add_option("--stall-log", stall_logs_,
+                   "Live DUTs: a stall log that another process of the live path writes (mroce-cts impair --stall-log); a "
+                   "gap it logs during a case counts as a stall of that run (repeatable)");
     sub.add_option("--live-attempts", live_attempts_, "Live DUTs: runs in all for a case that keeps stalling; then it is inconclusive")->capture_default_str();
     sub.add_flag("--quiet,-q", quiet_, "Print only the summary");
   }
@@ -135,6 +138,7 @@ class RunCommand : public Command {
     options.session.run_dir = out_;
     options.session.max_stall_ns = max_stall_us_ * 1000;
     options.session.live_attempts = live_attempts_;
+    options.session.stall_logs = stall_logs_;
     Progress progress(plan.tasks.size(), out);
     if (!quiet_) options.on_result = [&](const campaign::Finished& f) { progress.Done(*f.result); };
     const campaign::ExecutedRun done = campaign::ExecuteRun(plan, options);
@@ -186,6 +190,7 @@ class RunCommand : public Command {
   int jobs_ = 0;
   int64_t max_stall_us_ = 5000;
   int live_attempts_ = 3;
+  std::vector<std::string> stall_logs_;
   std::string shard_;
   std::string expectations_;
   std::string catalog_;

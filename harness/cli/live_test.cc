@@ -172,6 +172,22 @@ TEST_F(Live, AFailureAfterAStallIsRerunAndThenInconclusiveNotBlamedOnTheDut) {
   EXPECT_NE(reason.find("(limit 0.001 ms) in each of 3 run(s)"), std::string::npos) << reason;
   EXPECT_NE(reason.find("the last run said fail (multipath:"), std::string::npos) << reason;
 
+  // A process of the live path (the impair bridge) that logged a stall over every run: the same. The
+  // logged gap counts for the part of it within a run, so the limit is a quarter of the strict run's
+  // duration (a run with no logged gap stays a failure unless the harness itself stalls that long).
+  const std::string log = (root_ / "bridge.stalls").string();
+  {
+    std::ofstream f(log);
+    f << "0 9000000000000000000\n";  // CLOCK_MONOTONIC: from boot to far beyond the test
+  }
+  const int64_t quarter_us = std::max<int64_t>(1000, static_cast<int64_t>(a["duration_s"].get<double>() * 1e6 / 4));
+  const Output logged = Cts("run -q --max-stall-us " + std::to_string(quarter_us) + " --stall-log " + log + " --suite " +
+                            suite_ + filter + " --out " + (root_ / "g").string());
+  const auto g = Report(root_ / "g")["tests"][0];
+  EXPECT_EQ(g["verdict"], "inconclusive") << g.dump();
+  EXPECT_EQ(g["attempts"], 3);
+  EXPECT_NE(std::string(g["reason"]).find("by a process of the live path (--stall-log)"), std::string::npos) << g.dump();
+
   const Output once = Cts("run -q --max-stall-us 1 --live-attempts 1 --suite " + suite_ + filter + " --out " + (root_ / "c").string());
   EXPECT_EQ(Report(root_ / "c")["tests"][0].value("attempts", 1), 1);
 

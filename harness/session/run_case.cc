@@ -8,6 +8,7 @@
 #include "mroce/session/checks.h"
 #include "mroce/session/scripted.h"
 #include "mroce/session/session.h"
+#include "mroce/session/stall_log.h"
 #include "mroce/session/workload.h"
 
 namespace mroce::session {
@@ -82,6 +83,7 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
   };
 
   // Capabilities first: a case the DUT cannot run is a skip, not a failure.
+  bool live = false;
   {
     auto probe = options.make_dut();
     if (!probe.ok()) {
@@ -90,6 +92,7 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
       return t;
     }
     const dut::Capabilities caps = probe.value()->Caps();
+    live = !caps.simulated_time;
     if (c.style == harness::Style::kScripted && !caps.simulated_time) {
       t.verdict = harness::Verdict::kSkip;
       t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
@@ -119,7 +122,13 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
   const int attempts = std::max(1, options.live_attempts);
   for (int attempt = 1;; ++attempt) {
     harness::TestResult a = t;
-    const int64_t stall = RunAttempt(c, options, a);
+    const int64_t began = MonotonicNs();
+    int64_t stall = RunAttempt(c, options, a);
+    const int64_t ended = MonotonicNs();
+    if (live) {  // the simulated clock never stalls, whatever other processes do
+      for (const std::string& log : options.stall_logs) stall = std::max(stall, LongestLoggedStall(log, began, ended));
+      a.stall_ms = std::max(a.stall_ms, static_cast<double>(stall) / 1e6);
+    }
     a.attempts = attempt;
     const bool judged = stall <= options.max_stall_ns || a.verdict == harness::Verdict::kPass ||
                         a.verdict == harness::Verdict::kError;
@@ -128,7 +137,8 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     std::ostringstream why;
     why << std::fixed << std::setprecision(3) << "the live DUT went unserved for " << stall / 1e6
         << " ms (limit " << options.max_stall_ns / 1e6 << " ms) in each of " << attempts
-        << " run(s), by the harness or by the DUT's own host: the host is too loaded to judge; the last run said "
+        << " run(s), by the harness, by the DUT's own host or by a process of the live path (--stall-log): the host is "
+           "too loaded to judge; the last run said "
         << harness::ToString(a.verdict) << " (" << a.reason << ")";
     a.verdict = harness::Verdict::kInconclusive;
     a.reason = why.str();

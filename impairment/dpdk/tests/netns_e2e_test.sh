@@ -5,7 +5,11 @@
 #
 #   [ns DUT: mroce-refd, vd 198.18.{0,1}.1] vd==vid [impair port0 | port1] vih==vh [ns H: harness, 198.18.{0,1}.2-9]
 #
-# Pass 1, no stage: every live-capable case gives the verdict it gives in simulation.
+# Pass 1, no stage: every live-capable case gives the verdict it gives in simulation. The bridge logs
+# the gaps in which its host kept it from polling (--stall-log) and the harness reads them: a case
+# during which the bridge stalled is rerun and then inconclusive, like a stall of the harness or the
+# DUT. A pass in which more than 3 cases stayed inconclusive for that reason is a SKIP (77): the
+# host was too loaded to judge the DUT, which is not the DUT's failure nor the harness's.
 # Pass 2, wire-lossy.yaml (1% loss, 2% reordering, path 3 blackholed towards the DUT): the same, except
 # for the cases listed in WIRE_SENSITIVE below (each with why); the impairment's counters must show
 # that it dropped, reordered and blackholed frames. Exit 77 (ctest SKIP) when root, netns, veth or the
@@ -62,7 +66,7 @@ DUT="process:net=198.18.0.0,ip netns exec $ND $REFD"
 impair() {
   "$CTS" impair --eal "--no-huge --no-pci -m 512 --no-shconf --file-prefix mroce-e2e-$$ --log-level=error" \
     --mbuf-size 9216 --port0 "net_af_packet0,iface=$VID,$AFP" --port1 "net_af_packet1,iface=$VIH,$AFP" \
-    --profile "$1" --stats-interval 0 > "$2" 2>&1 &
+    --profile "$1" --stats-interval 0 --stall-log "$WORK/bridge.stalls" > "$2" 2>&1 &
   IMPAIR_PID=$!
   for _ in $(seq 100); do
     grep -q "port1 -> port0" "$2" && return 0
@@ -115,25 +119,32 @@ for t in live:
 for b in bad:
     print("FAIL: " + b)
 print("%d live-capable cases ran over the wire, %d with the simulation's verdict" % (ran, same))
-if stalled > 3:
-    print("FAIL: %d cases could not be judged on this host" % stalled)
-sys.exit(1 if bad or ran < 30 or stalled > 3 else 0)
+if bad or ran < 30:
+    sys.exit(1)
+if stalled > 3:  # the verdicts that were given are right, but too few: this host cannot judge the DUT
+    print("%d cases could not be judged on this host (too loaded)" % stalled)
+    sys.exit(77)
+sys.exit(0)
 PY
 }
 
 # Pass 1: the bridge only forwards.
 impair "$HERE/wire-clean.yaml" "$WORK/impair-clean.log"
-ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT" --out "$WORK/clean" > "$WORK/clean.log" 2>&1
+ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT" --stall-log "$WORK/bridge.stalls" --out "$WORK/clean" \
+  > "$WORK/clean.log" 2>&1
 cat "$WORK/clean.log"
 stop_impair "$WORK/impair-clean.log"
 grep -A4 "final" "$WORK/impair-clean.log"
-compare clean || fail "pass 1 (no impairment)"
+compare clean; rc=$?
+[ $rc = 77 ] && skip "pass 1: the host was too loaded to judge more than 3 cases (none was judged wrongly)"
+[ $rc = 0 ] || fail "pass 1 (no impairment)"
 fwd=$(sed -n 's/.*dut->peer: in \([0-9]*\) out.*/\1/p' "$WORK/impair-clean.log")
 [ "${fwd:-0}" -ge 1000 ] || fail "only ${fwd:-0} frames crossed the bridge from the DUT"
 
 # Pass 2: loss, reordering and a blackholed path on the wire.
 impair "$HERE/wire-lossy.yaml" "$WORK/impair-lossy.log"
-ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT" --out "$WORK/lossy" > "$WORK/lossy.log" 2>&1
+ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT" --stall-log "$WORK/bridge.stalls" --out "$WORK/lossy" \
+  > "$WORK/lossy.log" 2>&1
 cat "$WORK/lossy.log"
 stop_impair "$WORK/impair-lossy.log"
 grep -A10 "final" "$WORK/impair-lossy.log"
@@ -142,7 +153,9 @@ WIRE_SENSITIVE=(
   "limits.e2e.many-posted-receives=1024 SENDs within a time budget set for the case's own fabric; 1% more loss and a dead path overrun it"
   "duplicate.e2e.late-duplicate-of-last-packet=counts the 8 duplicates the case injects; the wire's loss can drop one"
 )
-compare lossy "${WIRE_SENSITIVE[@]}" || fail "pass 2 (loss, reordering, blackholed path on the wire)"
+compare lossy "${WIRE_SENSITIVE[@]}"; rc=$?
+[ $rc = 77 ] && skip "pass 2: the host was too loaded to judge more than 3 cases (none was judged wrongly)"
+[ $rc = 0 ] || fail "pass 2 (loss, reordering, blackholed path on the wire)"
 # The impairment really hit: frames dropped by loss and by the blackhole, packets displaced.
 for stage in "loss@dut->peer" "loss@peer->dut" "path3 (blackhole)" "reorder@dut->peer"; do
   line=$(grep -F "$stage" "$WORK/impair-lossy.log" | head -1)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mroce/dut/dut.h"
 #include "mroce/harness/catalog.h"
@@ -29,6 +30,9 @@ struct SessionOptions {
   // host when it reports its stall) for longer than this (Dut::LongestStall) is rerun, up to
   // live_attempts runs in all; if every run stalled it is inconclusive.
   int64_t max_stall_ns = 5'000'000;
+  // Stall logs of other processes on the live path (stall_log.h; the impair bridge): a logged gap
+  // that overlaps a run of a case counts as a stall of that run.
+  std::vector<std::string> stall_logs;
   int live_attempts = 3;
   // The clause catalog of the spec the case is judged by (its degrees-of-freedom table decides what
   // the reference comparison compares); not owned. Without one, scripted cases give ERROR.
