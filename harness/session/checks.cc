@@ -919,11 +919,15 @@ std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRec
                                             const harness::Catalog* catalog) {
   std::vector<harness::CheckSpec> specs;
   for (const CheckInfo& info : AllChecks()) {
-    if (info.implicit && (info.all_styles || info.style == c.style)) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
+    if (info.implicit && !info.all_styles && info.style == c.style) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
   }
   specs.insert(specs.end(), c.checks.begin(), c.checks.end());
   if (c.checks.empty() && c.style == harness::Style::kEndToEnd) {
     for (const char* n : {"completions", "completion-order", "data-intact"}) specs.push_back(harness::CheckSpec{n, json::object(), {}, {}});
+  }
+  // The checks of every case (the clause monitor) come after the case's own.
+  for (const CheckInfo& info : AllChecks()) {
+    if (info.implicit && info.all_styles) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
   }
   const_cast<Trace&>(rec.trace).Analyze();  // facts are a cache of the frames; filling it changes no fact
   std::vector<harness::CheckResult> out;

@@ -71,7 +71,7 @@ TEST(SessionTest, CleanRunPassesEveryCheck) {
   harness::Case c = BaseCase();
   auto t = RunCase(c, Options("reference", 1));
   EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
-  EXPECT_EQ(t.checks.size(), 4u);
+  EXPECT_EQ(t.checks.size(), 5u);  // the four it names and the clause monitor
   EXPECT_NE(t.reproduce.find("--seed 1"), std::string::npos);
   // The report's plots: goodput, wire rate beside the hint, per-path use, window.
   std::set<std::string> names;
@@ -154,7 +154,8 @@ TEST(SessionTest, ConstantRateHintQuirkFailsHintShare) {
   EXPECT_EQ(good.verdict, harness::Verdict::kPass) << Explain(good);
   auto bad = RunCase(c, Options("reference:quirk=constant_rate_hint", 2));
   ASSERT_EQ(bad.verdict, harness::Verdict::kFail) << Explain(bad);
-  ASSERT_EQ(bad.checks.size(), 1u);
+  ASSERT_EQ(bad.checks.size(), 2u);
+  EXPECT_EQ(bad.checks[1].check, "clause-monitor");
   const auto& r = bad.checks[0];
   ASSERT_TRUE(r.mismatch.has_value());
   EXPECT_NE(r.actual_packet.find("ack.rate_hint"), std::string::npos) << r.actual_packet;
@@ -180,7 +181,7 @@ TEST(SessionTest, HintShareJudgesMaxMinHintsByHint003) {
   maxmin.trace.Analyze();
   equal.trace.Analyze();
   auto checked = RunChecks(c, maxmin);
-  ASSERT_EQ(checked.size(), 1u);
+  ASSERT_EQ(checked.size(), 2u);  // hint-share and the clause monitor
   EXPECT_EQ(checked[0].verdict, harness::Verdict::kPass) << checked[0].reason;
   // The variant really shared max-min: some hint above any the equal-share receiver gave.
   uint32_t max_equal = 0, max_maxmin = 0;
