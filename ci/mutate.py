@@ -642,8 +642,16 @@ def run_suite(harness, plugin, suite_root, out_dir, timeout):
         return "crash", [], secs, ("signal %d" % sig if sig else "exit %d, no report" % p.returncode) + ": " + " | ".join(tail)
     with open(report) as f:
         rep = json.load(f)
-    failing = [(t["id"], t["verdict"], [c["id"] for c in t.get("clauses", [])])
-               for t in rep.get("tests", []) if t.get("verdict") != "pass"]
+    failing = []
+    for t in rep.get("tests", []):
+        if t.get("verdict") == "pass":
+            continue
+        # the case's clauses, then those of its checks that did not pass (e.g. the clause monitor's)
+        clauses = [c["id"] for c in t.get("clauses", [])]
+        for ch in t.get("checks", []):
+            if ch.get("verdict") != "pass":
+                clauses += [c for c in ch.get("clauses", []) if c not in clauses]
+        failing.append((t["id"], t["verdict"], clauses))
     if failing or p.returncode != 0 or rep.get("incomplete"):
         return "killed", failing, secs, "exit %d" % p.returncode
     return "survived", [], secs, ""
@@ -843,6 +851,13 @@ def main(argv=None):
     if args.report_only:
         meta["date"] = "%s (summary rewritten from results.jsonl)" % meta["date"]
         meta["timeout_s"] = ", ".join(sorted({str(r.get("timeout_s", "not recorded")) for r in done.values()}))
+        meta["commit"] = ", ".join(sorted({r.get("commit", "?") for r in done.values()}))
+        kept = os.path.join(out, "mroce-cts.pristine")
+        if os.path.exists(kept):
+            with open(kept, "rb") as f:
+                meta["harness_sha256"] = hashlib.sha256(f.read()).hexdigest()
+            meta["harness_built"] = datetime.datetime.fromtimestamp(
+                os.path.getmtime(kept), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         flush()
         log("summary: %s" % os.path.join(out, "summary.md"))
         return 0
