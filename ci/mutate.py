@@ -617,7 +617,9 @@ class Worker:
 
 
 def run_suite(harness, plugin, suite_root, out_dir, timeout):
-    """Runs the suite; returns (status, failing cases [(id, verdict, clauses)], seconds, detail)."""
+    """Runs the suite; returns (status, failing cases [(id, verdict, clauses, checks)], seconds, detail).
+
+    checks: the names of the case's checks that did not pass (which oracle killed the mutant)."""
     shutil.rmtree(out_dir, ignore_errors=True)
     cmd = [harness, "run", "--dut", "plugin:" + plugin, "--seed", "1", "--jobs", "1", "--quiet", "--out", out_dir,
            "--suite", os.path.join(suite_root, "testcases"),
@@ -648,10 +650,12 @@ def run_suite(harness, plugin, suite_root, out_dir, timeout):
             continue
         # the case's clauses, then those of its checks that did not pass (e.g. the clause monitor's)
         clauses = [c["id"] for c in t.get("clauses", [])]
+        checks = []
         for ch in t.get("checks", []):
-            if ch.get("verdict") != "pass":
+            if ch.get("verdict") not in ("pass", "skip"):
                 clauses += [c for c in ch.get("clauses", []) if c not in clauses]
-        failing.append((t["id"], t["verdict"], clauses))
+                checks.append(ch["check"])
+        failing.append((t["id"], t["verdict"], clauses, checks))
     if failing or p.returncode != 0 or rep.get("incomplete"):
         return "killed", failing, secs, "exit %d" % p.returncode
     return "survived", [], secs, ""
@@ -698,6 +702,16 @@ def summarize(meta, records, equivalent, sources):
         killed_ne, sum(r["status"] == "timeout" and r["id"] not in eq_ids for r in measured),
         sum(r["status"] == "crash" and r["id"] not in eq_ids for r in measured), surv_ne, len(eq_measured)))
     L.append("- **kill rate: %s** (%d killed / %d = total - stillborn - equivalent)" % (rate(killed_ne, denom), killed_ne, denom))
+    # Which oracle killed: a mutant whose every failing case failed only the clause monitor would
+    # have survived without it (checks are pure functions of the run: the others give the same verdicts).
+    with_checks = [r for r in measured if r["status"] == "killed" and r["id"] not in eq_ids and r.get("failing") and
+                   all("checks" in f for f in r["failing"])]
+    if with_checks:
+        only_monitor = [r for r in with_checks
+                        if all(f["checks"] and set(f["checks"]) <= {"clause-monitor"} for f in r["failing"])]
+        by_monitor = [r for r in with_checks if any("clause-monitor" in f["checks"] for f in r["failing"])]
+        L.append("- the clause monitor failed %d killed mutant(s); %d were killed by it alone (without it: %d killed, %s)" % (
+            len(by_monitor), len(only_monitor), killed_ne - len(only_monitor), rate(killed_ne - len(only_monitor), denom)))
     L.append("")
 
     def table(key, title):
@@ -881,7 +895,7 @@ def main(argv=None):
                                                   os.path.join(workers[0].dir, "run-pristine"), args.timeout)
         if status != "survived":
             raise SystemExit("mutate: the pristine plugin does not pass the whole suite (%s; %s): %s" % (
-                status, detail, ", ".join("%s=%s" % (i, v) for i, v, _ in failing[:20])))
+                status, detail, ", ".join("%s=%s" % (i, v) for i, v, _, _ in failing[:20])))
         log("pristine: every case passes (%.1f s)" % secs)
         flush()
 
@@ -908,14 +922,14 @@ def main(argv=None):
                 finally:
                     w.write(m.file, original)
                 r = rec_by_id[m.id]
-                r.update({"status": status, "failing": [{"case": c, "verdict": v, "clauses": cl} for c, v, cl in failing],
+                r.update({"status": status, "failing": [{"case": c, "verdict": v, "clauses": cl, "checks": ck} for c, v, cl, ck in failing],
                           "seconds": round(secs, 2), "build_s": round(build_s, 2), "detail": detail,
                           "timeout_s": args.timeout})
                 with state_lock:
                     n_new[0] += 1
                     with open(results_path, "a") as f:
                         f.write(json.dumps(dict(r, commit=sha, sources_tree=tree), sort_keys=True) + "\n")
-                log("%-55s %-9s %s" % (m.id, status, ", ".join(c for c, _, _ in failing[:3]) or detail[:60]))
+                log("%-55s %-9s %s" % (m.id, status, ", ".join(c for c, _, _, _ in failing[:3]) or detail[:60]))
                 flush()
 
         if len(workers) == 1:
