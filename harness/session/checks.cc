@@ -760,6 +760,18 @@ CheckResult StateReleased(const Ctx& x) {
 // One FAIL per violated rule (its first violation, with the count of the others), else one PASS naming
 // the clauses whose rules judged something; SKIP when the DUT sent no MetaRoCE frame at all.
 void ClauseMonitor(const CheckContext& x, std::vector<CheckResult>& out) {
+  if (!x.rec.dut_caps.simulated_time) {
+    // On a live path the harness's tap is not at the DUT's port: frames the DUT sent may be lost,
+    // reordered, duplicated or CE-marked on the wire (an impair bridge) before the harness sees
+    // them, which the rules' picture of the DUT's own sequence does not allow for yet.
+    CheckResult r = x.base;
+    r.clauses.clear();
+    r.verdict = Verdict::kSkip;
+    r.reason = "the clause monitor judges DUTs on the simulated clock only: on a live path frames can be lost, "
+               "reordered, duplicated or marked between the DUT and the harness's tap";
+    out.push_back(std::move(r));
+    return;
+  }
   const MonitorReport rep = RunClauseMonitor(x.rec);
   const auto& rules = MonitorRules();
   const Trace& t = x.rec.trace;
