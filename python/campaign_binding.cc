@@ -55,6 +55,15 @@ py::dict RunCampaign(const std::string& suite_path, const std::string& dut, uint
   options.jobs = jobs;
   options.session.run_dir = out;
   options.session.write_evidence = !out.empty();
+  // The reproduce command names `mroce-cts` (this module does not know where the CLI was built) and
+  // the suite and catalog this call used.
+  auto quoted = [](const std::string& s) {
+    std::string q = "'";
+    for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
+  };
+  options.session.reproduce_prefix = "mroce-cts run --suite " + quoted(suite_path);
+  if (!catalog.empty()) options.session.reproduce_prefix += " --catalog " + quoted(catalog);
   if (!out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(out, ec);

@@ -49,9 +49,11 @@ RunDiff DiffRuns(const harness::RunResult& old_run, const harness::RunResult& ne
     if (o == old_tests.end()) {
       e.kind = DiffEntry::Kind::kAdded;
       e.new_verdict = n->second->verdict;
+      ++d.added;
     } else if (n == new_tests.end()) {
       e.kind = DiffEntry::Kind::kRemoved;
       e.old_verdict = o->second->verdict;
+      ++d.removed;
     } else {
       Verdict ov = o->second->verdict, nv = n->second->verdict;
       if (ov == nv) continue;
@@ -63,19 +65,34 @@ RunDiff DiffRuns(const harness::RunResult& old_run, const harness::RunResult& ne
         ++d.regressions;
       } else if (Severity(nv) < Severity(ov)) {
         e.kind = DiffEntry::Kind::kImprovement;
+        ++d.improvements;
+      } else {
+        ++d.changed;
       }
     }
     d.entries.push_back(std::move(e));
   }
   d.lost_conformance = harness::Summarize(old_run).conformant && !harness::Summarize(new_run).conformant;
+  d.old_digest = old_run.suite_digest;
+  d.new_digest = new_run.suite_digest;
+  d.other_suite = !d.old_digest.empty() && !d.new_digest.empty() && d.old_digest != d.new_digest;
   return d;
 }
 
-std::string FormatDiff(const RunDiff& diff) {
+std::string FormatDiff(const RunDiff& diff, bool allow_removed) {
   std::ostringstream out;
-  std::map<DiffEntry::Kind, int> tally;
+  const bool gates = diff.gates(allow_removed);
+  out << "diff: " << diff.regressions << " regression(s), " << diff.improvements << " fix(es), " << diff.removed
+      << " removed, " << diff.added << " added, " << diff.changed << " changed (pass <-> skip)";
+  if (diff.lost_conformance) out << ", conformance lost";
+  out << ": " << (gates ? "FAIL" : "ok");
+  if (diff.removed > 0 && allow_removed) out << " (removed cases allowed by --allow-removed)";
+  out << "\n";
+  if (diff.other_suite) {
+    out << "note: the runs judged different suites (suite_digest " << diff.old_digest << " -> " << diff.new_digest
+        << ")\n";
+  }
   for (const DiffEntry& e : diff.entries) {
-    ++tally[e.kind];
     std::string kind(ToString(e.kind));
     for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     out << kind << "  " << e.id << "  " << (e.old_verdict ? harness::ToString(*e.old_verdict) : "-") << " -> "
@@ -84,9 +101,11 @@ std::string FormatDiff(const RunDiff& diff) {
     out << "\n";
   }
   if (diff.lost_conformance) out << "REGRESSION  conformance: conformant -> not conformant\n";
-  out << diff.regressions << " regression(s), " << tally[DiffEntry::Kind::kImprovement] << " improvement(s), "
-      << tally[DiffEntry::Kind::kChanged] << " changed, " << tally[DiffEntry::Kind::kAdded] << " added, "
-      << tally[DiffEntry::Kind::kRemoved] << " removed\n";
+  if (diff.removed > 0 && !allow_removed) {
+    out << "gate: " << diff.removed << " case(s) of the baseline are missing in the candidate (REMOVED above): a run "
+        << "of fewer cases is no evidence for the missing ones; rerun them, or pass --allow-removed if the suite "
+        << "dropped them on purpose\n";
+  }
   return out.str();
 }
 

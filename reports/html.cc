@@ -164,6 +164,8 @@ class HtmlReport : public RunVisitor {
     o_ << "<table class=\"meta\">\n";
     Row("DUT", run.dut.identity + (run.dut.description.empty() ? "" : " (" + run.dut.description + ")"));
     Row("Suite version", run.suite_version);
+    Row("Tool version", run.tool_version.empty() ? "-" : run.tool_version);
+    Row("Suite digest", run.suite_digest.empty() ? "-" : run.suite_digest);
     Row("Seed", std::to_string(run.seed));
     Row("Started", run.started_at);
     Row("Finished", run.finished_at.empty() ? "-" : run.finished_at);

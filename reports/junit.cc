@@ -67,6 +67,8 @@ class JunitWriter : public RunVisitor {
     out_ << ">\n    <properties>\n";
     Property("schema", run.schema);
     Property("suite_version", run.suite_version);
+    Property("tool_version", run.tool_version);
+    Property("suite_digest", run.suite_digest);
     Property("dut", run.dut.identity);
     Property("seed", std::to_string(run.seed));
     Property("conformant", s.conformant ? "true" : "false");

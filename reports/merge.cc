@@ -10,6 +10,23 @@ namespace mroce::reports {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Two results of one case judge it alike: everything but what the wall clock or the invocation
+// decides (duration, a live DUT's stall and attempts, the reproduce command, which names the
+// program and suite paths of the machine that ran it).
+bool SameJudgement(harness::TestResult a, harness::TestResult b) {
+  for (harness::TestResult* t : {&a, &b}) {
+    t->duration_s = 0;
+    t->stall_ms = 0;
+    t->attempts = 1;
+    t->reproduce.clear();
+  }
+  return a == b;
+}
+
+}  // namespace
+
 Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards) {
   if (shards.empty()) return MakeError("report.merge", "nothing to merge");
   harness::RunResult out = shards.front();
@@ -24,6 +41,8 @@ Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shar
     };
     if (s.schema != out.schema) return mismatch("schema", out.schema, s.schema);
     if (s.suite_version != out.suite_version) return mismatch("suite version", out.suite_version, s.suite_version);
+    if (s.tool_version != out.tool_version) return mismatch("tool version", out.tool_version, s.tool_version);
+    if (s.suite_digest != out.suite_digest) return mismatch("suite digest", out.suite_digest, s.suite_digest);
     if (s.dut.identity != out.dut.identity) return mismatch("DUT identity", out.dut.identity, s.dut.identity);
     if (s.seed != out.seed) return mismatch("seed", std::to_string(out.seed), std::to_string(s.seed));
     if (s.selection.filter != out.selection.filter) return mismatch("filter", out.selection.filter, s.selection.filter);
@@ -50,7 +69,7 @@ Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shar
     for (const harness::TestResult& t : s.tests) {
       auto [it, inserted] = seen.emplace(t.id, std::make_pair(&t, i));
       if (!inserted) {
-        if (!(*it->second.first == t)) {
+        if (!SameJudgement(*it->second.first, t)) {
           return MakeError("report.merge", "case '" + t.id + "' has conflicting results in shard " +
                                                std::to_string(it->second.second + 1) + " and shard " +
                                                std::to_string(i + 1));

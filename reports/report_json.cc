@@ -28,6 +28,8 @@ class JsonWriter : public RunVisitor {
     out_ = json::object();
     out_["schema"] = run.schema;
     out_["suite_version"] = run.suite_version;
+    out_["tool_version"] = run.tool_version;
+    out_["suite_digest"] = run.suite_digest;
     out_["dut"] = {{"identity", run.dut.identity}, {"description", run.dut.description}};
     out_["seed"] = run.seed;
     out_["started_at"] = run.started_at;
@@ -216,6 +218,9 @@ Result<RunResult> FromJson(const json& j) {
                                           harness::kReportSchema + ")");
   }
   run.suite_version = r.Str(j, "", "suite_version");
+  // Absent in reports written before they existed.
+  if (r.Optional(j, "", "tool_version", json::value_t::string) != nullptr) run.tool_version = r.Str(j, "", "tool_version");
+  if (r.Optional(j, "", "suite_digest", json::value_t::string) != nullptr) run.suite_digest = r.Str(j, "", "suite_digest");
   if (const json* dut = r.Get(j, "", "dut", json::value_t::object)) {
     run.dut.identity = r.Str(*dut, "dut.", "identity");
     run.dut.description = r.Str(*dut, "dut.", "description");

@@ -95,11 +95,11 @@ Report RunFailover(const BenchOptions& o) {
       r.notes.push_back(std::string(p.name) + ": " + run.rec.harness_error + run.rec.dut_error);
     }
     if (p.dut == kMetaRoce.dut) {
-      r.goals.push_back({"MetaRoCE bytes lost to the application", "<=", 0, static_cast<double>(lost), "B"});
+      r.goals.push_back({"MetaRoCE bytes lost to the application", "<=", 0, static_cast<double>(lost), "B", true});
       r.goals.push_back({"MetaRoCE RTTs until goodput >= 0.95 x 3/4 after the failure", "<=", 5,
                          recovered >= 0 ? static_cast<double>(recovered) : 1e9, "RTT"});
       r.goals.push_back({"MetaRoCE data frames on the restored plane after restore", ">=", 1,
-                         static_cast<double>(on_failed)});
+                         static_cast<double>(on_failed), "", true});
     }
   }
   r.notes.push_back("bytes lost = bytes of WRITEs that did not complete successfully or landed corrupted. "

@@ -33,7 +33,7 @@ json ToJson(const Report& r) {
   json goals = json::array();
   for (const Goal& g : r.goals) {
     goals.push_back({{"name", g.name}, {"target", g.target}, {"measured", g.measured}, {"met", g.met()},
-                     {"op", g.op}, {"unit", g.unit}});
+                     {"op", g.op}, {"unit", g.unit}, {"invariant", g.invariant}});
   }
   json rows = json::array();
   for (const json& row : r.rows) rows.push_back(row);
@@ -43,9 +43,9 @@ json ToJson(const Report& r) {
 
 namespace {
 
-std::string GoalLine(const Goal& g) {
+std::string GoalLine(const Goal& g, bool quick) {
   std::ostringstream s;
-  s << (g.met() ? "MET   " : "MISSED") << "  " << g.name << ": measured " << Cell(json(g.measured))
+  s << (g.met() ? "MET   " : "MISSED") << "  " << (g.judged(quick) ? "" : "(not judged in --quick) ") << g.name << ": measured " << Cell(json(g.measured))
     << (g.unit.empty() ? "" : " " + g.unit) << ", target " << g.op << " " << Cell(json(g.target))
     << (g.unit.empty() ? "" : " " + g.unit);
   return s.str();
@@ -74,7 +74,7 @@ void PrintTable(const Report& r, std::ostream& out) {
     for (const std::string& c : r.columns) cells.push_back(Cell(row.value(c, json())));
     line(cells);
   }
-  for (const Goal& g : r.goals) out << GoalLine(g) << "\n";
+  for (const Goal& g : r.goals) out << GoalLine(g, r.params.value("quick", false)) << "\n";
   for (const std::string& n : r.notes) out << "note: " << n << "\n";
   out << "\n";
 }

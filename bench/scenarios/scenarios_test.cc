@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -40,11 +41,32 @@ TEST(Scenarios, Registry) {
   EXPECT_EQ(FindScenario("nope"), nullptr);
 }
 
+// --quick judges only invariant (correctness) goals; a full run judges every goal.
+TEST(Goals, QuickJudgesOnlyInvariants) {
+  Goal perf{"goodput", ">=", 0.95, 0.5};
+  Goal lost{"bytes lost", "<=", 0, 4096, "B", true};
+  EXPECT_TRUE(perf.judged(false));
+  EXPECT_FALSE(perf.judged(true));
+  EXPECT_TRUE(lost.judged(false));
+  EXPECT_TRUE(lost.judged(true));
+  Report r;
+  r.scenario = "x";
+  r.params = {{"quick", true}};
+  r.goals = {perf, lost};
+  std::ostringstream out;
+  PrintTable(r, out);
+  EXPECT_NE(out.str().find("MISSED  (not judged in --quick) goodput"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("MISSED  bytes lost"), std::string::npos) << out.str();
+  EXPECT_EQ(ToJson(r)["goals"][1]["invariant"], true);
+}
+
 TEST(BenchCli, ResilienceQuickJsonShape) {
   const auto dir = std::filesystem::temp_directory_path() / ("mroce_bench_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto json_path = dir / "bench.json";
-  const std::string cmd = std::string(MROCE_CTS_BIN) + " bench resilience --quick --no-fail --json " + json_path.string() +
+  // --quick judges invariant goals only; resilience has none: exit 0 whatever its figures (no
+  // --no-fail needed: the README's smoke command must not fail a CI job for being quick).
+  const std::string cmd = std::string(MROCE_CTS_BIN) + " bench resilience --quick --json " + json_path.string() +
                           " > " + (dir / "stdout.txt").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(json_path);
@@ -67,10 +89,13 @@ TEST(BenchCli, ResilienceQuickJsonShape) {
     EXPECT_TRUE(g["target"].is_number());
     EXPECT_TRUE(g["measured"].is_number());
     EXPECT_TRUE(g["met"].is_boolean());
+    EXPECT_EQ(g["invariant"], false) << g;
   }
   std::ifstream out(dir / "stdout.txt");
   const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("== resilience"), std::string::npos);
+  EXPECT_NE(text.find("bench: 0 of 0 goal(s) judged met (--quick judges only invariant goals; "), std::string::npos)
+      << text;
   std::filesystem::remove_all(dir);
 }
 

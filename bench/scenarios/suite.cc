@@ -19,7 +19,7 @@ Report RunSuite(const BenchOptions& o) {
   r.scenario = "suite";
   if (o.suite_cases == nullptr || o.suite_cases->empty()) {
     r.notes.push_back("no suite loaded (mroce-cts bench loads --suite, default testcases/)");
-    r.goals.push_back({"cases run", ">=", 1, 0});
+    r.goals.push_back({"cases run", ">=", 1, 0, "", true});
     return r;
   }
   const std::vector<harness::Case>& cases = *o.suite_cases;
@@ -42,6 +42,7 @@ Report RunSuite(const BenchOptions& o) {
         so.seed = o.seed;
         so.dut_spec = "reference";
         so.write_evidence = false;
+        so.catalog = o.suite_catalog;
         so.make_dut = [spec]() { return dut::MakeDut(spec); };
         v[i] = session::RunCase(cases[i], so).verdict;
       }
@@ -74,8 +75,9 @@ Report RunSuite(const BenchOptions& o) {
   }
   const auto n_flaky = static_cast<double>(std::count(flaky.begin(), flaky.end(), true));
   r.goals.push_back({"whole suite wall time, worst of " + std::to_string(runs) + " runs", "<=", 60, worst, "s"});
-  r.goals.push_back({"cases whose verdict changed between runs", "<=", 0, n_flaky});
-  r.goals.push_back({"cases not passing against the pristine reference", "<=", 0, static_cast<double>(not_passing)});
+  r.goals.push_back({"cases whose verdict changed between runs", "<=", 0, n_flaky, "", true});
+  r.goals.push_back({"cases not passing against the pristine reference", "<=", 0, static_cast<double>(not_passing), "",
+                     true});
   for (size_t i = 0; i < cases.size(); ++i) {
     if (flaky[i]) r.notes.push_back("flaky: " + cases[i].id);
   }

@@ -93,6 +93,20 @@ Result<std::unique_ptr<Dut>> MakeDut(const DutSpec& spec) {
   }
   if (spec.kind == "reference") {
     if (auto s = RejectUnknownOptions(spec, {"quirk", "variant"}); !s.ok()) return s.error();
+    // An empty value ("quirk=", "variant=+") would silently be the pristine reference: a typo in a
+    // CI script must not certify the wrong device.
+    auto blank = [](const std::string& v, const char* seps) { return v.find_first_not_of(std::string(seps) + " ") == std::string::npos; };
+    for (const auto& v : spec.Values("quirk")) {
+      if (blank(v, ",")) {
+        return MakeError("dut.spec", "--dut '" + spec.text + "': quirk= names no quirk (known: " + ref::KnownQuirkNames() + ")");
+      }
+    }
+    for (const auto& v : spec.Values("variant")) {
+      if (blank(v, "+,")) {
+        return MakeError("dut.spec", "--dut '" + spec.text + "': variant= names no variant (known: all, " +
+                                         ref::KnownVariantNames() + ")");
+      }
+    }
     ref::Quirks quirks;
     for (const auto& v : spec.Values("quirk")) {
       auto q = ref::Quirks::Parse(v);

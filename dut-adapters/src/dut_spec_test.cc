@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "mroce/endpoint/quirks.h"
 #include "mroce/endpoint/variants.h"
 
 namespace mroce::dut {
@@ -70,6 +71,29 @@ TEST(DutSpecTest, MakeDutReferenceWithVariantsHasIdentityAndRefusesBadOnes) {
   auto clash = MakeDut(DutSpec::Parse("reference:variant=entropy_sequential,variant=entropy_descending").value());
   ASSERT_FALSE(clash.ok());
   EXPECT_NE(clash.error().message.find("alternatives for the same choice"), std::string::npos) << clash.error().message;
+}
+
+// An unknown name lists the valid ones; an empty value is an error, never the pristine reference.
+TEST(DutSpecTest, ReferenceQuirkAndVariantErrorsListTheNamesAndEmptyValuesAreRefused) {
+  auto unknown = MakeDut(DutSpec::Parse("reference:quirk=teleport").value());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown quirk 'teleport' (known: "), std::string::npos) << unknown.error().message;
+  for (const auto& q : ref::AllQuirks()) {
+    EXPECT_NE(unknown.error().message.find(std::string(q.name)), std::string::npos) << q.name;
+  }
+  auto unknown_variant = MakeDut(DutSpec::Parse("reference:variant=nope").value());
+  ASSERT_FALSE(unknown_variant.ok());
+  EXPECT_NE(unknown_variant.error().message.find("ack_every_packet"), std::string::npos) << unknown_variant.error().message;
+  for (const char* text : {"reference:quirk=", "reference:quirk=,", "reference:quirk= ", "reference:variant=",
+                           "reference:variant=+", "reference:quirk=go_back_n,quirk="}) {
+    auto spec = DutSpec::Parse(text);
+    ASSERT_TRUE(spec.ok()) << text;
+    auto d = MakeDut(spec.value());
+    ASSERT_FALSE(d.ok()) << text << " was accepted as " << d.value()->Identity();
+    EXPECT_NE(d.error().message.find("names no"), std::string::npos) << d.error().message;
+    EXPECT_NE(d.error().message.find(text), std::string::npos) << d.error().message;
+    EXPECT_NE(d.error().message.find("(known: "), std::string::npos) << d.error().message;
+  }
 }
 
 // `dpdk:` keeps its text whole (devargs and the control command hold ',' and '='); a program that

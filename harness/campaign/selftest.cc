@@ -47,7 +47,7 @@ ref::Result<SelftestResult> RunSelftest(const Suite& suite, const SelftestSpec& 
   }
   for (const auto& q : spec.quirks) {
     if (std::find(quirks.begin(), quirks.end(), q) == quirks.end()) {
-      return ref::MakeError("selftest.quirks", "--quirks: unknown quirk '" + q + "'");
+      return ref::MakeError("selftest.quirks", "--quirks: unknown quirk '" + q + "' (known: " + ref::KnownQuirkNames() + ")");
     }
   }
   std::vector<std::string> variants;
@@ -59,7 +59,7 @@ ref::Result<SelftestResult> RunSelftest(const Suite& suite, const SelftestSpec& 
     }
     for (const auto& v : spec.variants) {
       if (v != "all" && std::find(variants.begin(), variants.end(), v) == variants.end()) {
-        return ref::MakeError("selftest.variants", "--variants: unknown variant '" + v + "'");
+        return ref::MakeError("selftest.variants", "--variants: unknown variant '" + v + "' (known: all, " + ref::KnownVariantNames() + ")");
       }
     }
     if (spec.variants.empty() || std::find(spec.variants.begin(), spec.variants.end(), "all") != spec.variants.end()) {

@@ -4,6 +4,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "mroce/campaign/suite_digest.h"
+#include "mroce/campaign/tool_version.h"
 #include "mroce/dut/dut_spec.h"
 #include "mroce/harness/case_loader.h"
 #include "mroce/harness/catalog_loader.h"
@@ -42,6 +44,10 @@ ref::Result<Suite> LoadSuite(const std::string& path, const std::string& catalog
   auto cases = harness::LoadCases(path, options);
   if (!cases.ok()) return ref::MakeError("suite.cases", cases.ErrorText());
   suite.cases = std::move(cases.value);
+  for (harness::Case& c : suite.cases) harness::MakeSourcesSuiteRelative(c, path);
+  auto digest = DigestSuite(path, catalog_path);
+  if (!digest.ok()) return digest.error();
+  suite.digest = digest.value().sha256;
   return suite;
 }
 
@@ -71,6 +77,8 @@ ref::Result<RunPlan> PlanRun(const Suite& suite, const RunSpec& spec) {
   }
   harness::RunResult& run = plan.run;
   run.suite_version = spec.suite_version;
+  run.tool_version = ToolVersion();
+  run.suite_digest = suite.digest;
   run.dut.identity = probe.value()->Identity();
   run.dut.description = std::string(dut::ProtocolName(probe.value()->Caps().protocol)) + " device, --dut " + spec.dut_spec;
   run.seed = spec.seed;

@@ -12,6 +12,46 @@ std::string DefaultSuite() {
   return MROCE_DEFAULT_SUITE;
 }
 
+bool IsBundledSuite(const std::string& suite) {
+  std::error_code ec;
+  const fs::path a = fs::weakly_canonical(suite, ec);
+  if (ec) return false;
+  const fs::path b = fs::weakly_canonical(MROCE_DEFAULT_SUITE, ec);
+  return !ec && a == b;
+}
+
+namespace {
+std::string g_argv0;
+}  // namespace
+
+void SetProgramPath(const char* argv0) { g_argv0 = argv0 == nullptr ? "" : argv0; }
+
+std::string ProgramForCommands() {
+  // Found on PATH (no '/' in argv[0]): the same name finds it again.
+  if (g_argv0.empty() || g_argv0.find('/') == std::string::npos) return "mroce-cts";
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) exe = fs::absolute(g_argv0, ec);
+  const fs::path cwd = fs::current_path(ec);
+  if (!ec) {
+    const fs::path rel = exe.lexically_relative(cwd);
+    if (!rel.empty() && *rel.begin() != "..") {
+      const std::string r = rel.generic_string();
+      return r.find('/') == std::string::npos ? "./" + r : r;  // a bare name would be looked up on PATH
+    }
+  }
+  return exe.string();
+}
+
+std::string ShellQuote(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./:=+,@%-") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string FindCatalog(const std::string& flag, const std::string& suite) {
   if (!flag.empty()) return flag;
   if (std::string near = campaign::FindCatalogNear(suite); !near.empty()) return near;

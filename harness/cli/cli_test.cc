@@ -182,7 +182,20 @@ TEST_F(Cli, DiffExitCodes) {
   Output o = Cts("diff " + old_dir + " " + worse + "/report.json");
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.out.find("REGRESSION  a.b  pass -> fail"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.rfind("diff: 1 regression(s), 0 fix(es), 0 removed, 0 added, 0 changed (pass <-> skip): FAIL\n", 0), 0u)
+      << o.out;
   EXPECT_EQ(Cts("diff " + old_dir + " " + (root_ / "nope").string()).status, 2);
+  // Cases of the baseline missing in the candidate gate, unless --allow-removed.
+  std::string fewer = WriteRun("fewer", {{"a.b", Verdict::kPass}});
+  o = Cts("diff " + old_dir + " " + fewer);
+  EXPECT_EQ(o.status, 1) << o.out;
+  EXPECT_EQ(o.out.rfind("diff: 0 regression(s), 0 fix(es), 1 removed, 0 added, 0 changed (pass <-> skip): FAIL\n", 0), 0u)
+      << o.out;
+  EXPECT_NE(o.out.find("REMOVED  a.c  fail -> -"), std::string::npos) << o.out;
+  o = Cts("diff --allow-removed " + old_dir + " " + fewer);
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("1 removed"), std::string::npos) << o.out;
+  EXPECT_EQ(Cts("diff " + fewer + " " + better).status, 0) << "an added case does not gate";
 }
 
 TEST_F(Cli, MergeShards) {

@@ -136,6 +136,11 @@ class RunCommand : public Command {
     campaign::Options options;
     options.jobs = jobs_;
     options.session.run_dir = out_;
+    // The rerun of a case must run as printed from here: this program's path, and the suite and
+    // catalog unless they are what a bare `run` finds.
+    options.session.reproduce_prefix = ProgramForCommands() + " run";
+    if (!IsBundledSuite(suite_)) options.session.reproduce_prefix += " --suite " + ShellQuote(suite_);
+    if (!catalog_.empty()) options.session.reproduce_prefix += " --catalog " + ShellQuote(catalog_);
     options.session.max_stall_ns = max_stall_us_ * 1000;
     options.session.live_attempts = live_attempts_;
     options.session.stall_logs = stall_logs_;
@@ -171,6 +176,12 @@ class RunCommand : public Command {
     out << " | " << std::fixed << std::setprecision(1) << done.campaign.wall_s << " s, " << done.campaign.workers
         << " job(s)\n";
     for (const std::string& why : sum.partial_reasons) out << "partial: " << why << "\n";
+    for (const harness::TestResult& t : run.tests) {
+      if (t.expectation != harness::ExpectationStatus::kExpiredWaiver) continue;
+      out << "expired waiver: " << t.id << " (" << harness::ToString(t.verdict) << ") matches a waiver of "
+          << expectations_ << " past its 'expires' date (reason: " << t.expectation_reason
+          << "): it gates until renewed or removed\n";
+    }
     out << "report: " << (std::filesystem::path(out_) / "report.html").string() << "\n";
     if (run.incomplete) {
       const int sig = done.campaign.signal;

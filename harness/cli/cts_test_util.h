@@ -15,10 +15,10 @@ struct Output {
   std::string out;  // stdout and stderr together
 };
 
-// Runs `mroce-cts ARGS 2>&1` (ARGS is shell text: quote as on a command line).
-inline Output Cts(const std::string& args) {
+// Runs the shell command `cmd` (stderr joined to stdout).
+inline Output Sh(const std::string& command) {
   Output o;
-  const std::string cmd = std::string(MROCE_CTS_BIN) + " " + args + " 2>&1";
+  const std::string cmd = "{ " + command + "; } 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return o;
   std::array<char, 4096> buf;
@@ -27,6 +27,14 @@ inline Output Cts(const std::string& args) {
   const int st = pclose(p);
   o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return o;
+}
+
+// Runs `mroce-cts ARGS 2>&1` (ARGS is shell text: quote as on a command line).
+inline Output Cts(const std::string& args) { return Sh(std::string(MROCE_CTS_BIN) + " " + args); }
+
+// The same, from the directory `dir` (relative paths in ARGS are relative to it).
+inline Output CtsIn(const std::string& dir, const std::string& args) {
+  return Sh("cd '" + dir + "' && " + std::string(MROCE_CTS_BIN) + " " + args);
 }
 
 }  // namespace mroce::cli::testing

@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_common.h"
 #include "command.h"
+#include "mroce/campaign/tool_version.h"
 #include "mroce/harness/expectations.h"
 #ifdef MROCE_HAVE_DUT_DPDK
 #include "mroce/dut/dpdk_dut.h"
@@ -37,8 +39,9 @@ const mroce::cli::CommandInfo kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mroce::cli::SetProgramPath(argc > 0 ? argv[0] : nullptr);
   CLI::App app{"mroce-cts: conformance test suite for MetaRoCE", "mroce-cts"};
-  app.set_version_flag("--version", std::string("mroce-cts ") + MROCE_CTS_VERSION);
+  app.set_version_flag("--version", std::string("mroce-cts ") + mroce::campaign::ToolVersion());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::unique_ptr<mroce::cli::Command>>> commands;
   for (const auto& info : kCommands) {

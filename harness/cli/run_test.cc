@@ -19,6 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using mroce::cli::testing::Cts;
+using mroce::cli::testing::CtsIn;
+using mroce::cli::testing::Sh;
 using mroce::cli::testing::Output;
 
 std::string Slurp(const fs::path& p) {
@@ -82,16 +84,131 @@ TEST_F(Run, AFilteredRunIsAPartialRunNotAConformanceClaim) {
 }
 
 TEST_F(Run, QuirkIsAnUnexpectedFailureAndAWaiverExpectsIt) {
-  auto o = Cts("run --suite " + kSuite + " --out " + Dir("q") + " --dut reference:quirk=go_back_n");
+  auto o = CtsIn(root_.string(), "run --suite " + kSuite + " --out " + Dir("q") + " --dut reference:quirk=go_back_n");
   EXPECT_EQ(o.status, 1) << o.out;
   EXPECT_NE(o.out.find("loss.sack.exact-retransmit: FAIL"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("reproduce: mroce-cts run --filter 'loss.sack.exact-retransmit' --seed 1"), std::string::npos);
+  EXPECT_NE(o.out.find("reproduce: " + std::string(MROCE_CTS_BIN) + " run --suite " + kSuite +
+                       " --filter 'loss.sack.exact-retransmit' --seed 1 --dut 'reference:quirk=go_back_n' --out "
+                       "'mroce-repro/loss.sack.exact-retransmit'\n"),
+            std::string::npos) << o.out;
   std::ofstream(root_ / "waivers.yaml") << "expectations:\n  - test: loss.sack.exact-retransmit\n"
                                            "    dut: 'reference:quirk=*'\n    verdict: fail\n"
                                            "    reason: go-back-N on purpose\n    expires: 2999-12-31\n";
   auto w = Cts("run -q --suite " + kSuite + " --out " + Dir("w") + " --dut reference:quirk=go_back_n --expectations " +
                (root_ / "waivers.yaml").string());
   EXPECT_EQ(w.status, 0) << w.out;
+}
+
+// The user guide: "expired-waiver (gates)". A waiver that expired gates even when its case passes:
+// the waivers file is stale, and the run says which case and which file.
+TEST_F(Run, AnExpiredWaiverGatesEvenOnAPassingCase) {
+  const std::string waivers = (root_ / "expired.yaml").string();
+  std::ofstream(waivers) << "expectations:\n  - test: loss.sack.exact-retransmit\n    dut: '*'\n    verdict: fail\n"
+                            "    reason: old firmware\n    expires: 2001-01-01\n";
+  auto o = Cts("run -q --suite " + kSuite + " --out " + Dir("x") + " --expectations " + waivers);
+  EXPECT_EQ(o.status, 1) << o.out;
+  EXPECT_NE(o.out.find("expired waiver: loss.sack.exact-retransmit (pass) matches a waiver of " + waivers),
+            std::string::npos) << o.out;
+  auto j = nlohmann::json::parse(Slurp(root_ / "x" / "report.json"));
+  EXPECT_EQ(j["summary"]["expired_waivers"], 1);
+  EXPECT_EQ(j["summary"]["pass"], 2);
+}
+
+// `--dut 'reference:quirk='` is no pristine reference in disguise: exit 2, listing the quirks.
+TEST_F(Run, AnEmptyOrUnknownQuirkIsAUsageErrorListingTheQuirks) {
+  for (const std::string dut : {"reference:quirk=", "reference:quirk=teleport", "reference:variant="}) {
+    auto o = Cts("run -q --suite " + kSuite + " --out " + Dir("e") + " --dut '" + dut + "'");
+    EXPECT_EQ(o.status, 2) << dut << ": " << o.out;
+    EXPECT_NE(o.out.find("--dut '" + dut + "'"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("(known: "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(dut.find("variant") != std::string::npos ? "ack_every_packet" : "go_back_n"), std::string::npos)
+        << o.out;
+  }
+}
+
+// The reproduce command of a failing case runs as printed, from where the run was started: it names
+// this program, carries the non-default suite, writes under mroce-repro/<id> (never ./mroce-run) and
+// gives the same verdict, reason and pcap.
+TEST_F(Run, ThePrintedReproduceCommandRunsAsPrintedAndGivesTheSameVerdictAndPcap) {
+  const std::string id = "loss.sack.exact-retransmit";
+  fs::copy(kSuite, root_ / "my suite", fs::copy_options::recursive);  // relative, with a space
+  auto first = CtsIn(root_.string(), "run --suite 'my suite' --dut reference:quirk=go_back_n --out first");
+  ASSERT_EQ(first.status, 1) << first.out;
+  const size_t at = first.out.find("reproduce: ");
+  ASSERT_NE(at, std::string::npos) << first.out;
+  const size_t begin = at + std::string("reproduce: ").size();
+  const std::string command = first.out.substr(begin, first.out.find('\n', begin) - begin);
+  EXPECT_EQ(command, std::string(MROCE_CTS_BIN) + " run --suite 'my suite' --filter '" + id +
+                         "' --seed 1 --dut 'reference:quirk=go_back_n' --out 'mroce-repro/" + id + "'");
+  auto a = nlohmann::json::parse(Slurp(root_ / "first" / "report.json"));
+  EXPECT_EQ(a["tests"][1]["reproduce"], command);
+
+  auto again = Sh("cd '" + root_.string() + "' && " + command);
+  EXPECT_EQ(again.status, 1) << again.out;
+  EXPECT_FALSE(fs::exists(root_ / "mroce-run")) << "the rerun wrote over the default run directory";
+  const fs::path repro = root_ / "mroce-repro" / id;
+  auto b = nlohmann::json::parse(Slurp(repro / "report.json"));
+  ASSERT_EQ(b["tests"].size(), 1u);
+  EXPECT_EQ(b["tests"][0]["id"], id);
+  EXPECT_EQ(b["tests"][0]["verdict"], "fail");
+  EXPECT_EQ(b["tests"][0]["verdict"], a["tests"][1]["verdict"]);
+  EXPECT_EQ(b["tests"][0]["reason"], a["tests"][1]["reason"]);
+  EXPECT_EQ(b["tests"][0]["reproduce"], command);
+  const std::string pcap = "evidence/" + id + ".pcap";
+  ASSERT_TRUE(fs::exists(repro / pcap));
+  EXPECT_EQ(Slurp(repro / pcap), Slurp(root_ / "first" / pcap));
+}
+
+// A program started by a path below the current directory is named by that relative path (the
+// README's `build/harness/cli/mroce-cts run` from the repository root); the bundled suite is not
+// repeated, a --catalog is.
+TEST_F(Run, TheReproduceCommandNamesTheProgramAsItRunsFromHere) {
+  const fs::path bin(MROCE_CTS_BIN);
+  const fs::path from = bin.parent_path().parent_path();
+  const std::string catalog = (fs::path(MROCE_TESTCASES_DIR).parent_path() / "docs" / "spec" / "clauses.json").string();
+  auto o = mroce::cli::testing::Sh("cd '" + from.string() + "' && " + bin.parent_path().filename().string() + "/" +
+                                   bin.filename().string() + " run -q --suite " + MROCE_TESTCASES_DIR +
+                                   " --catalog " + catalog + " --filter ack.immediate-on-ar --out " + Dir("r"));
+  ASSERT_EQ(o.status, 0) << o.out;
+  auto j = nlohmann::json::parse(Slurp(root_ / "r" / "report.json"));
+  EXPECT_EQ(j["tests"][0]["reproduce"], bin.parent_path().filename().string() + "/" + bin.filename().string() +
+                                            " run --catalog " + catalog +
+                                            " --filter 'ack.immediate-on-ar' --seed 1 --dut 'reference' --out "
+                                            "'mroce-repro/ack.immediate-on-ar'");
+}
+
+// Paths in reports are suite-relative: the same case run from two checkouts in different
+// directories gives reports that merge (no "conflicting results") and diff clean, with one suite
+// digest, and no absolute path but in the reproduce command (which names the suite as given).
+TEST_F(Run, OneCaseFromTwoCheckoutsMergesAndDiffsCleanly) {
+  const std::string id = "framing.crc.bad-crc-dropped";  // scripted: its checks name script lines
+  for (const char* copy : {"a/testcases", "elsewhere/b/testcases"}) {
+    fs::create_directories(root_ / copy);
+    fs::copy(MROCE_TESTCASES_DIR, root_ / copy, fs::copy_options::recursive);
+    auto o = Cts("run -q --suite " + (root_ / copy).string() + " --filter " + id +
+                 " --dut reference:quirk=accept_bad_crc --out " + (root_ / copy).parent_path().string() + "/run");
+    ASSERT_EQ(o.status, 1) << o.out;
+  }
+  auto a = nlohmann::json::parse(Slurp(root_ / "a" / "run" / "report.json"));
+  auto b = nlohmann::json::parse(Slurp(root_ / "elsewhere" / "b" / "run" / "report.json"));
+  ASSERT_EQ(a["tests"].size(), 1u);
+  EXPECT_EQ(a["tests"][0]["verdict"], "fail");
+  EXPECT_EQ(a["suite_digest"], b["suite_digest"]);
+  bool named_a_file = false;
+  for (auto* j : {&a, &b}) {
+    nlohmann::json t = (*j)["tests"][0];
+    t.erase("reproduce");
+    const std::string text = t.dump();
+    EXPECT_EQ(text.find(root_.string()), std::string::npos) << text;
+    for (const auto& c : t["checks"]) named_a_file |= c["where"].get<std::string>().rfind("framing/", 0) == 0;
+  }
+  EXPECT_TRUE(named_a_file) << a["tests"][0].dump(2);
+  auto m = Cts("merge --out " + Dir("merged") + " " + Dir("a/run") + " " + Dir("elsewhere/b/run"));
+  EXPECT_EQ(m.status, 0) << m.out;
+  EXPECT_EQ(m.out.find("conflicting"), std::string::npos) << m.out;
+  auto d = Cts("diff " + Dir("a/run") + " " + Dir("elsewhere/b/run"));
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_EQ(d.out.rfind("diff: 0 regression(s), 0 fix(es), 0 removed, 0 added, 0 changed", 0), 0u) << d.out;
 }
 
 TEST_F(Run, SameSeedSameReportAndPcapOtherJobsToo) {

@@ -552,7 +552,7 @@ class CaseParser {
       } else {
         DutStep s;
         s.where = r_.Where(item);
-        if (!r_.Map(body, bp, {"at", "op", "size", "count", "stream"}, {"at", "op"})) continue;
+        if (!r_.Map(body, bp, {"at", "op", "size", "count", "stream", "refused"}, {"at", "op"})) continue;
         if (body["at"]) DurationAt(body["at"], Join(bp, "at"), &s.at);
         if (body["op"]) {
           if (auto o = r_.String(body["op"], Join(bp, "op"))) {
@@ -574,6 +574,13 @@ class CaseParser {
         if (needs_size && !body["size"]) r_.Error(body, Join(bp, "size"), "missing required key 'size' (op " + std::string(ToString(s.action)) + ")");
         if (body["count"]) if (auto v = r_.Int(body["count"], Join(bp, "count"), 1, kMaxCount)) s.count = *v;
         if (body["stream"]) if (auto v = r_.Int(body["stream"], Join(bp, "stream"), 0, 65535)) s.stream = static_cast<int>(*v);
+        if (body["refused"]) {
+          if (auto b = r_.Bool(body["refused"], Join(bp, "refused"))) s.refused = *b;
+          if (s.refused && !needs_size) {
+            r_.Error(body["refused"], Join(bp, "refused"),
+                     "'refused' applies to a post (write, read, send, post-recv), not to op " + std::string(ToString(s.action)));
+          }
+        }
         out->push_back(std::move(s));
       }
     }
@@ -662,16 +669,15 @@ LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& opti
   return LoadCaseString(text.str(), path, options);
 }
 
-LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOptions& options) {
+Result<std::vector<std::string>> ListCaseFiles(const std::string& path) {
   namespace fs = std::filesystem;
-  LoadResult<std::vector<Case>> out;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    out.errors.push_back({{dir, 0, 0}, "", "not a directory"});
-    return out;
+  if (!fs::is_directory(path, ec)) {
+    if (fs::is_regular_file(path, ec)) return std::vector<std::string>{path};
+    return MakeError("suite.list", path + ": not a directory or case file");
   }
   std::vector<std::string> files;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     std::string name = it->path().filename().string();
@@ -682,8 +688,25 @@ LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOp
     std::string ext = it->path().extension().string();
     if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
   }
-  if (ec) out.errors.push_back({{dir, 0, 0}, "", "cannot list directory: " + ec.message()});
+  if (ec) return MakeError("suite.list", path + ": cannot list directory: " + ec.message());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir, const LoaderOptions& options) {
+  namespace fs = std::filesystem;
+  LoadResult<std::vector<Case>> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    out.errors.push_back({{dir, 0, 0}, "", "not a directory"});
+    return out;
+  }
+  auto listed = ListCaseFiles(dir);
+  if (!listed.ok()) {
+    out.errors.push_back({{dir, 0, 0}, "", listed.error().message});
+    return out;
+  }
+  const std::vector<std::string>& files = listed.value();
   std::map<std::string, std::string> id_to_file;
   for (const std::string& f : files) {
     LoadResult<Case> one = LoadCaseFile(f, options);

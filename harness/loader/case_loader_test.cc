@@ -500,5 +500,17 @@ TEST(ValueParsers, Patterns) {
   EXPECT_EQ(bad.error().message.rfind("bad field value 'banana': ", 0), 0u) << bad.error().message;
 }
 
+TEST(CaseLoaderErrors, RefusedOnlyOnAPost) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  ExpectOneError(head + "  - dut: {at: 0, op: open, refused: true}\n", 6, 37, "script[0].dut.refused",
+                 "'refused' applies to a post (write, read, send, post-recv), not to op open");
+  auto ok = LoadCaseString(head + "  - dut: {at: 0, op: open}\n  - dut: {at: 0, op: write, size: 8, stream: 9, refused: true}\n",
+                         "c.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.ErrorText();
+  EXPECT_TRUE(std::get<DutStep>(ok.value.script[1]).refused);
+  EXPECT_FALSE(std::get<DutStep>(ok.value.script[0]).refused);
+}
+
+
 }  // namespace
 }  // namespace mroce::harness

@@ -1,8 +1,25 @@
 #include "mroce/harness/case.h"
 
+#include <filesystem>
 #include <set>
 
 namespace mroce::harness {
+
+void MakeSourcesSuiteRelative(Case& c, const std::string& suite) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool one_file = !fs::is_directory(suite, ec);
+  auto relative = [&](SourceLocation& w) {
+    if (w.file.empty()) return;
+    const fs::path p(w.file);
+    const fs::path rel = one_file ? p.filename() : p.lexically_relative(suite);
+    if (!rel.empty() && *rel.begin() != "..") w.file = rel.generic_string();
+  };
+  relative(c.where);
+  for (ImpairmentSpec& i : c.impairments) relative(i.where);
+  for (ScriptStep& s : c.script) std::visit([&](auto& step) { relative(step.where); }, s);
+  for (CheckSpec& k : c.checks) relative(k.where);
+}
 
 std::string SourceLocation::ToString() const {
   std::string out = file.empty() ? "<input>" : file;

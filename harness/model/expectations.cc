@@ -49,6 +49,9 @@ int ComputeExitStatus(const RunResult& run) {
   bool unexpected = false;
   bool harness_error = run.incomplete;
   for (const TestResult& t : run.tests) {
+    // An expired waiver gates whatever the verdict: the waivers file is out of date, and a release
+    // gate that passes on it would keep passing on the next failure the waiver hides.
+    if (t.expectation == ExpectationStatus::kExpiredWaiver) unexpected = true;
     if (!IsBad(t.verdict) || t.expectation == ExpectationStatus::kExpected) continue;
     if (t.verdict == Verdict::kError) {
       harness_error = true;

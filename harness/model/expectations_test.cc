@@ -56,6 +56,22 @@ TEST(Expectations, ExpiredWaiverGates) {
   EXPECT_EQ(run.tests[0].expectation, ExpectationStatus::kExpected);
 }
 
+// The user guide: an expired waiver gates. A passing (or skipped) case whose waiver expired gates
+// too: the waivers file must be renewed or cleaned before a release passes.
+TEST(Expectations, ExpiredWaiverGatesEvenOnAPassingCase) {
+  for (Verdict v : {Verdict::kPass, Verdict::kSkip}) {
+    RunResult run = MakeRun("rocev2", {{"loss.a", v}});
+    ApplyExpectations(run, {E("loss.a", "*", Verdict::kFail, "2025-05-31")}, "2025-06-01");
+    EXPECT_EQ(run.tests[0].expectation, ExpectationStatus::kExpiredWaiver);
+    EXPECT_EQ(ComputeExitStatus(run), kExitUnexpected) << ToString(v);
+    EXPECT_EQ(Summarize(run).expired_waivers, 1);
+  }
+  // An error still wins (3 over 1).
+  RunResult run = MakeRun("rocev2", {{"loss.a", Verdict::kPass}, {"loss.b", Verdict::kError}});
+  ApplyExpectations(run, {E("loss.a", "*", Verdict::kFail, "2025-05-31")}, "2025-06-01");
+  EXPECT_EQ(ComputeExitStatus(run), kExitHarnessError);
+}
+
 TEST(Expectations, DutScoping) {
   RunResult run = MakeRun("vendor-x/1.2", {{"loss.a", Verdict::kFail}});
   ApplyExpectations(run, {E("loss.a", "rocev2*", Verdict::kFail)}, "2025-06-01");

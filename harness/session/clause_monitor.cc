@@ -20,7 +20,7 @@ enum R : size_t {
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
   kProbeSequence, kProbeTiming, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
-  kCompletionOnce, kCompletionOrder, kCountersTx, kRuleCount
+  kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
 };
 
 const std::vector<MonitorRule>& Rules() {
@@ -73,7 +73,12 @@ const std::vector<MonitorRule>& Rules() {
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
+      {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
+      {"completion.flush", "MROCE-CMPL-011", "once the DUT reported its connection in ERROR: no SUCCESS completion of it; every work request and receive outstanding then or posted later completes (posted later: WR_FLUSH_ERR) while the trace runs on for 1 ms"},
       {"counters.tx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT sent equal the frames it sent: conn tx_pkts, tx_bytes, retransmits, nack_tx (and per code), rnr_nack_tx, rate_hint_tx; path tx_pkts, tx_bytes, retransmits, probes_tx, rx.acks_tx", true},
+      {"counters.rx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT received lie between the events that arrived and certainly count and those that may count: conn rx_pkts, rx_bytes, nack_rx (and per code), rnr_nack_rx, unknown_nack_rx, dup_segment_rx, rate_hint_rx (upper bound); path acks_rx, ece_rx, rx.rx_pkts, rx.rx_bytes, rx.ecn_ce_rx, rx.probes_rx, rx.dup_rx, rx.dup_rtx_rx, rx.stale_epoch_rx, rx.bad_epoch_rx; endpoint invalid_conn_rx and the gauge connections_open", true},
+      {"telemetry.names", "MROCE-TEL-001", "a DUT that exposes telemetry exposes every counter and gauge of tables 17.2, 17.3 and 17.4 for each connection open at its last sample and each path of it"},
+      {"data.rate", "MROCE-HINT-005", "the connection's data (IP total length, all paths) stays within a token bucket of depth B = max(16384, 2 full-MTU packets) filled at the latest hint of an ACK that arrived (the peer's max_rate before the first, capped by it), either hint allowed for 1 us after a change", true},
   };
   return rules;
 }
@@ -139,6 +144,7 @@ struct RxPath {
   std::map<uint32_t, std::pair<bool, bool>> trigger;  // PSN (any epoch) -> (arrived CE-marked once, with RTX once)
   uint64_t arrivals_since_ack = 0;
   uint64_t ce_since_ack = 0;
+  uint8_t answered = 0;  // the highest epoch the DUT sent a PROBE_ACK in: its epoch of the path is at least this
   struct Reported {  // What the DUT's last ACK of an epoch said.
     bool any = false;
     uint32_t epsn = 0;
@@ -156,6 +162,19 @@ struct TxEvent {
   std::string counter;  // "conn.nack_tx", "path.P.tx_pkts", ... (without the connection id)
   uint64_t add = 1;
 };
+// A frame that arrived at the DUT, for the receive counters (chapter 17): it either certainly counts
+// (the DUT's state is known from the frames: an open connection, its epoch of the path, what it
+// acknowledged) or only may count (the connection was closing, a check order the spec leaves open).
+struct RxEvent {
+  int64_t t = 0;
+  std::string counter;  // "conn.nack_rx", "path.P.rx.dup_rx", "endpoint.invalid_conn_rx"
+  uint64_t add = 1;
+  bool certain = true;
+};
+const char* const kNackRxNames[] = {"", "nack_rx_psn_out_of_window", "nack_rx_invalid_conn", "nack_rx_rnr",
+                                    "nack_rx_remote_access", "nack_rx_invalid_request", "nack_rx_resource",
+                                    "nack_rx_remote_op_error"};
+bool FatalNack(uint8_t code) { return code == 0x02 || code == 0x04 || code == 0x05 || code == 0x07; }  // table 16.1
 const char* const kNackTxNames[] = {"", "nack_tx_psn_out_of_window", "nack_tx_invalid_conn", "nack_tx_rnr",
                                     "nack_tx_remote_access", "nack_tx_invalid_request", "nack_tx_resource",
                                     "nack_tx_remote_op_error"};
@@ -179,6 +198,9 @@ class Monitor {
     }
     Completions();
     CountersTx();
+    CountersRx();
+    TelemetryNames();
+    SendingRate();
     return std::move(out_);
   }
 
@@ -206,6 +228,16 @@ class Monitor {
   std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
   std::set<std::tuple<int, uint32_t, uint8_t, uint8_t, uint32_t, uint64_t>> arrived_probes_;
+  // Receive counters.
+  std::map<std::pair<ConnKey, uint32_t>, std::vector<RxEvent>> rx_events_;  // (key, generation) -> events
+  std::vector<RxEvent> endpoint_rx_;
+  std::set<std::pair<ConnKey, uint32_t>> closing_;  // past ESTABLISHED as the frames show: DISCONNECT, fatal NACK
+  std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
+  std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
+  using SegKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>;  // as segment_
+  using MsgKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool>;
+  std::map<SegKey, std::tuple<uint8_t, uint8_t, uint32_t>> rx_segment_;  // -> (path, epoch, psn) of its first arrival
+  std::map<MsgKey, std::set<uint32_t>> rx_offsets_;                        // offsets of a message that arrived
 
   // --- reporting ----------------------------------------------------------------------------------
   void Judged(R rule) { ++out_.judged[rule]; }
@@ -368,6 +400,9 @@ class Monitor {
     const std::string path = "path." + Str(m.ch.path_id) + ".";
     if (wire::IsDataOpcode(op)) {
       const uint64_t ip_len = fr.is_ipv4() ? fr.ip4()->total_len : fr.ip6()->payload_len + 40u;
+      RateTrack& rt = rate_[{key, n->generation}];
+      rt.sent.emplace_back(r.time_ns, ip_len, i);
+      rt.full_packet = std::max<uint64_t>(rt.full_packet, ip_len - m.payload.size() + n->mtu);
       for (const std::string& scope : {std::string("conn."), path}) {
         ev.push_back({r.time_ns, scope + "tx_pkts", 1});
         ev.push_back({r.time_ns, scope + "tx_bytes", ip_len});
@@ -789,7 +824,8 @@ class Monitor {
     }
     if (k.code != wire::NackCode::kInvalidConn) {
       ConnKey key;
-      (void)Named(i, r, m, &key);
+      const Negotiated* n = Named(i, r, m, &key);
+      if (n != nullptr && FatalNack(code)) closing_.insert({key, n->generation});
     }
   }
 
@@ -837,6 +873,8 @@ class Monitor {
     if (n == nullptr) return;
     const wire::ProbeHeader& h = *m.prh();
     Plane(i, r, *n, m.ch.path_id);
+    RxPath& x = Rx(key, *n, m.ch.path_id);
+    if (EpochAbove(m.ch.path_epoch, x.answered)) x.answered = m.ch.path_epoch;
     Judged(kProbeAckEcho);
     if (!arrived_probes_.count({r.dst_host, n->dut_id, m.ch.path_id, m.ch.path_epoch, h.probe_seq, h.tx_time})) {
       Violate(kProbeAckEcho, i,
@@ -878,8 +916,10 @@ class Monitor {
         }
       }
       sends.push_back(i);
+      dut_ids_.insert(c.src_conn_id);
       return;
     }
+    if (op == Opcode::kConnectAck) dut_ids_.insert(c.src_conn_id);
     if (op == Opcode::kConnectAck || op == Opcode::kConnectRej) {
       auto req = arrived_requests_.find({r.dst_host, m.ch.dst_conn_id, c.nonce});
       const R rule = op == Opcode::kConnectAck ? kConnectAccept : kNonce;
@@ -936,6 +976,7 @@ class Monitor {
                "identical", 1, 0, prev->second);
       }
       Register({r.dst_host, m.ch.dst_conn_id}, FromCmh(c, c.src_conn_id, m.ch.dst_conn_id));
+      rate_[{{r.dst_host, m.ch.dst_conn_id}, conns_.at({r.dst_host, m.ch.dst_conn_id}).generation}].peer_max_rate = q.max_rate;
       return;
     }
     // DISCONNECT, DISCONNECT_ACK.
@@ -952,6 +993,7 @@ class Monitor {
       return;
     }
     Expect(kNonce, c.nonce == n->nonce, i, Name(op) + " without the connection's nonce", "cmh.nonce", n->nonce, c.nonce);
+    closing_.insert({{r.dst_host, m.ch.dst_conn_id}, n->generation});
     if (op == Opcode::kDisconnectAck) {
       Judged(kDisconnectAck);
       if (!arrived_disconnects_.count({r.dst_host, n->dut_id, c.nonce})) {
@@ -983,6 +1025,7 @@ class Monitor {
     const wire::MetaPacket* m = fr->meta();
     if (m == nullptr) return;
     const Opcode op = m->ch.opcode;
+    if (!live_) RxCounters(r, *fr, *m);
     if (op == Opcode::kConnectReq) {
       arrived_requests_.try_emplace({r.src_host, m->cmh()->src_conn_id, m->cmh()->nonce}, i);
       return;
@@ -1001,10 +1044,14 @@ class Monitor {
       const ConnKey key{r.src_host, c.src_conn_id};
       if (const Negotiated* have = Conn(key); have != nullptr && have->nonce == c.nonce) return;  // the first one counts
       Register(key, FromCmh(c, m->ch.dst_conn_id, c.src_conn_id));
+      rate_[{key, conns_.at(key).generation}].peer_max_rate = c.max_rate;
+      established_.insert({key, conns_.at(key).generation});
       return;
     }
-    if (op == Opcode::kDisconnect) {
-      arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
+    if (op == Opcode::kDisconnect || op == Opcode::kDisconnectAck) {
+      if (op == Opcode::kDisconnect) arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
+      auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
+      if (k != by_dut_id_.end()) closing_.insert({k->second, conns_.at(k->second).generation});
       return;
     }
     const bool data = wire::IsDataOpcode(op);
@@ -1041,6 +1088,16 @@ class Monitor {
     } else if (op == Opcode::kAck) {
       TxPath& p = Tx(k->second, n, path);
       const wire::AckHeader& a = *m->ack();
+      {
+        // MROCE-HINT-005: any path, any epoch; an ACK the sender may drop (MROCE-ACK-013, a bad
+        // version or path, a connection closing) may or may not set the hint.
+        bool maybe = m->ch.ver != n.version || path >= n.num_paths || closing_.count({k->second, n.generation}) ||
+                     !p.started || m->ch.path_epoch != p.epoch || Below(p.next_new, a.epsn);
+        for (int b = 0; b < 256 && !maybe; ++b) {
+          if (a.SackBit(b) && !Below(a.epsn + 1 + static_cast<uint32_t>(b), p.next_new)) maybe = true;
+        }
+        rate_[{k->second, n.generation}].hints.emplace_back(r.time_ns, a.rate_hint, maybe);
+      }
       if (!p.started || m->ch.path_epoch != p.epoch) return;  // another epoch: ignored (MROCE-PATH-009)
       if (!live_) {
         // MROCE-ACK-013: a conformant sender drops an ACK beyond its snd_nxt.
@@ -1060,6 +1117,319 @@ class Monitor {
     }
   }
 
+  // --- receive counters (MROCE-TEL-003, "no over-count") ------------------------------------------
+  // Called for every MetaRoCE frame that arrived at the DUT, before the monitor's state takes it in.
+  void RxCounters(const FrameRecord& r, const wire::Frame& fr, const wire::MetaPacket& m) {
+    const Opcode op = m.ch.opcode;
+    if (op == Opcode::kConnectReq) return;  // identified by its nonce, never "unknown" (MROCE-DUP-006)
+    const int64_t t = r.time_ns;
+    const uint32_t id = m.ch.dst_conn_id;
+    const uint8_t code = op == Opcode::kNack ? static_cast<uint8_t>(m.nack()->code) : 0;
+    // Every connection this packet may be for: its DUT id from this host, or (MROCE-ENC-010) the
+    // peer id a NACK INVALID_CONN names, or the same DUT id from another host.
+    auto k = by_dut_id_.find({r.src_host, id});
+    const Negotiated* n = k == by_dut_id_.end() ? nullptr : Conn(k->second);
+    if (n != nullptr && n->dut_id != id) n = nullptr;
+    const bool invalid_conn_nack = op == Opcode::kNack && code == static_cast<uint8_t>(wire::NackCode::kInvalidConn);
+    const bool open = n != nullptr && !invalid_conn_nack && !closing_.count({k->second, n->generation});
+    if (!open) {
+      // MROCE-DUP-006: certainly unknown when the DUT never used the id; maybe when it names a
+      // connection that is closing (QUARANTINE may end) or is a NACK INVALID_CONN.
+      endpoint_rx_.push_back({t, "endpoint.invalid_conn_rx", 1, !invalid_conn_nack && !dut_ids_.count(id) && m.ch.ver == 1});
+      for (const auto& [ck, cn] : conns_) {  // whatever it may count in a connection: only an upper bound
+        if (cn.dut_id != id && !(invalid_conn_nack && cn.peer_id == id && ck.first == r.src_host)) continue;
+        RxEventsOf(ck, cn, r, fr, m, false);
+      }
+      return;
+    }
+    RxEventsOf(k->second, *n, r, fr, m, true);
+    if (wire::ExtKindOf(op) != wire::ExtKind::kConnMgmt) established_.insert({k->second, n->generation});
+    if (op == Opcode::kNack && FatalNack(code)) closing_.insert({k->second, n->generation});
+  }
+
+  // The counter events of a packet for connection (key, n); `sure`: the connection is open and this
+  // is its packet.
+  void RxEventsOf(const ConnKey& key, const Negotiated& n, const FrameRecord& r, const wire::Frame& fr,
+                  const wire::MetaPacket& m, bool sure) {
+    const Opcode op = m.ch.opcode;
+    if (wire::ExtKindOf(op) == wire::ExtKind::kConnMgmt) return;
+    const int64_t t = r.time_ns;
+    const uint8_t path = m.ch.path_id;
+    // Dropped before any counter of the connection but bad_version_rx / bad_path_rx (MROCE-HDR-002,
+    // MROCE-PATH-001); the spec does not order those two checks, so such packets only may count.
+    sure = sure && m.ch.ver == n.version && path < n.num_paths;
+    auto& ev = rx_events_[{key, n.generation}];
+    auto add = [&](std::string counter, uint64_t v, bool certain) { ev.push_back({t, std::move(counter), v, certain}); };
+    const std::string p = "path." + Str(path) + ".";
+    if (wire::IsDataOpcode(op)) {
+      const uint64_t ip_len = fr.is_ipv4() ? fr.ip4()->total_len : fr.ip6()->payload_len + 40u;
+      add("conn.rx_pkts", 1, sure);
+      add("conn.rx_bytes", ip_len, sure);
+      add(p + "rx.rx_pkts", 1, sure);
+      add(p + "rx.rx_bytes", ip_len, sure);
+      if (r.ce || fr.ecn() == wire::kEcnCe) add(p + "rx.ecn_ce_rx", 1, sure);
+      if (path >= n.num_paths) return;
+      RxPath& x = Rx(key, n, path);
+      const uint8_t e = m.ch.path_epoch;
+      // The DUT's epoch of the path lies between the highest it answered a PROBE of and the highest a
+      // PROBE that arrived announced (MROCE-PATH-019): below both the packet is stale, above both it
+      // is of a newer epoch (MROCE-PATH-009, MROCE-DUP-003); in between it may be either.
+      if (EpochAbove(x.current, e)) add(p + "rx.stale_epoch_rx", 1, sure && EpochAbove(x.answered, e));
+      if (EpochAbove(e, x.answered)) add(p + "rx.bad_epoch_rx", 1, sure && EpochAbove(e, x.current));
+      const bool in_epoch = sure && x.answered == x.current && e == x.current;  // the DUT's epoch is e
+      const uint32_t psn = m.ch.psn;
+      const bool seen = x.arrived.count(e) && x.arrived[e].count(psn);
+      const auto rep = x.reported.find(e);
+      auto acked = [&](const RxPath& y, uint8_t epoch, uint32_t q) {
+        auto it = y.reported.find(epoch);
+        if (it == y.reported.end() || !it->second.any) return false;
+        return Below(q, it->second.epsn) ||
+               std::find(it->second.sacked.begin(), it->second.sacked.end(), q) != it->second.sacked.end();
+      };
+      if (seen) {  // MROCE-DUP-001: certainly a duplicate once the DUT acknowledged the PSN in its epoch
+        const bool certain = in_epoch && acked(x, e, psn);
+        add(p + "rx.dup_rx", 1, certain);
+        if (m.ch.Has(wire::kFlagRtx)) add(p + "rx.dup_rtx_rx", 1, certain);
+        return;
+      }
+      const wire::MessageExt* meh = m.meh();
+      if (meh == nullptr || op == Opcode::kReadReq) return;
+      const bool resp = op == Opcode::kReadResp;
+      const SegKey sk{key, n.generation, meh->stream_id, meh->msn, resp, meh->msg_offset};
+      const MsgKey mk{key, n.generation, meh->stream_id, meh->msn, resp};
+      auto [it, fresh] = rx_segment_.try_emplace(sk, std::make_tuple(path, e, psn));
+      auto& offsets = rx_offsets_[mk];
+      if (!fresh) {
+        // MROCE-DUP-005: a copy on a new PSN of a segment that arrived before. Certain when the DUT
+        // acknowledged the first copy, the message is incomplete (a segment never arrived) and the
+        // copy is inside the window of its path in the DUT's epoch.
+        const auto [p0, e0, q0] = it->second;
+        const uint32_t mtu = std::max<uint32_t>(1, n.mtu);
+        const uint64_t segments = meh->msg_len == 0 ? 1 : (uint64_t{meh->msg_len} + mtu - 1) / mtu;
+        const uint32_t base = rep != x.reported.end() && rep->second.any ? rep->second.epsn
+                              : x.epoch_first.count(e)                   ? x.epoch_first.at(e)
+                                                                         : 0;
+        const bool in_window = !Below(psn, base) && Below(psn, base + 256);
+        const bool certain = in_epoch && in_window && offsets.size() < segments &&
+                             acked(Rx(key, n, p0), e0, q0);
+        add("conn.dup_segment_rx", 1, certain);
+      }
+      offsets.insert(meh->msg_offset);
+    } else if (op == Opcode::kNack) {
+      const uint8_t code = static_cast<uint8_t>(m.nack()->code);
+      const bool known = code >= 1 && code <= 7;
+      const bool c = sure && code != static_cast<uint8_t>(wire::NackCode::kInvalidConn);
+      add("conn.nack_rx", 1, c && known);  // MROCE-ERR-004; an unknown code may count (MROCE-ERR-003)
+      if (known) add(std::string("conn.") + kNackRxNames[code], 1, c);
+      if (code == static_cast<uint8_t>(wire::NackCode::kRnr)) add("conn.rnr_nack_rx", 1, c);  // MROCE-RNR-009
+      if (!known) add("conn.unknown_nack_rx", 1, c);                                           // MROCE-ERR-003
+    } else if (op == Opcode::kAck) {
+      add(p + "acks_rx", 1, sure);
+      if (m.ch.Has(wire::kFlagEce) || m.ack()->ce_count > 0) add(p + "ece_rx", 1, sure);
+      add("conn.rate_hint_rx", 1, false);  // "whose hint the sender used": at most every ACK
+    } else if (op == Opcode::kProbe) {
+      // A PROBE of an epoch below the DUT's is dropped and counted in stale_epoch_rx (MROCE-PATH-019
+      // does not say of which table): it may or may not count as received.
+      const bool stale = path < n.num_paths && EpochAbove(Rx(key, n, path).current, m.ch.path_epoch);
+      const bool fresh = path < n.num_paths && !EpochAbove(Rx(key, n, path).answered, m.ch.path_epoch);
+      add(p + "rx.probes_rx", 1, sure && fresh);
+      if (stale) add(p + "rx.stale_epoch_rx", 1, false);
+    }
+  }
+
+  // The last telemetry sample's receive counters against the events recorded above.
+  void CountersRx() {
+    if (live_) return;
+    const TelemetrySample* s = t_.LastTelemetry(kDutHost);
+    if (s == nullptr) return;
+    std::map<std::string, uint64_t> value;
+    for (const auto& [name, v] : s->counters) value[name] = v;
+    auto judge = [&](const std::string& name, uint64_t lo, uint64_t hi) {
+      auto it = value.find(name);
+      if (it == value.end()) return;  // not exposed: telemetry.names judges that
+      Judged(kCountersRx);
+      if (it->second >= lo && it->second <= hi) return;
+      MonitorViolation& v = Violate(kCountersRx, -1,
+                                    "counter " + name + " is " + Str(it->second) + " but " + Str(lo) +
+                                        (hi != lo ? ".." + Str(hi) : "") + " such events arrived at the DUT before its last telemetry sample at " +
+                                        Str(s->time_ns) + " ns (the lower figure counts what certainly counts)");
+      Values(v, name, it->second < lo ? lo : hi, it->second);
+    };
+    auto range = [&](const std::vector<RxEvent>* ev, const std::string& counter) {
+      std::pair<uint64_t, uint64_t> r{0, 0};
+      if (ev == nullptr) return r;
+      for (const RxEvent& e : *ev) {
+        if (e.counter != counter) continue;
+        if (e.certain && e.t < s->time_ns) r.first += e.add;
+        if (e.t <= s->time_ns) r.second += e.add;
+      }
+      return r;
+    };
+    for (const auto& [k, n] : conns_) {
+      auto it = rx_events_.find({k, n.generation});
+      const std::vector<RxEvent>* ev = it == rx_events_.end() ? nullptr : &it->second;
+      std::vector<std::string> names = {"conn.rx_pkts", "conn.rx_bytes", "conn.nack_rx", "conn.rnr_nack_rx",
+                                        "conn.unknown_nack_rx", "conn.dup_segment_rx", "conn.rate_hint_rx"};
+      for (int c = 1; c <= 7; ++c) names.push_back(std::string("conn.") + kNackRxNames[c]);
+      for (int p = 0; p < n.num_paths; ++p) {
+        for (const char* name : {"acks_rx", "ece_rx", "rx.rx_pkts", "rx.rx_bytes", "rx.ecn_ce_rx", "rx.probes_rx", "rx.dup_rx",
+                                 "rx.dup_rtx_rx", "rx.stale_epoch_rx", "rx.bad_epoch_rx"}) {
+          names.push_back("path." + Str(p) + "." + name);
+        }
+      }
+      for (const std::string& counter : names) {
+        const auto [lo, hi] = range(ev, counter);
+        const std::string name = counter.rfind("conn.", 0) == 0 ? "conn." + Str(n.dut_id) + "." + counter.substr(5)
+                                                                 : "path." + Str(n.dut_id) + "." + counter.substr(5);
+        // rate_hint_rx has no lower bound (which ACKs' hints a sender "used" is its own business).
+        judge(name, counter == "conn.rate_hint_rx" ? 0 : lo, hi);
+      }
+    }
+    const auto [lo, hi] = range(&endpoint_rx_, "endpoint.invalid_conn_rx");
+    judge("endpoint.invalid_conn_rx", lo, hi);
+    // The gauge endpoint.connections_open (connections not CLOSED): at least those the frames show
+    // established and not closing, at most one per id the DUT used and per request that arrived.
+    uint64_t open = 0;
+    for (const auto& [k, n] : conns_) open += established_.count({k, n.generation}) && !closing_.count({k, n.generation});
+    judge("endpoint.connections_open", open, dut_ids_.size() + arrived_requests_.size());
+  }
+
+  // MROCE-TEL-001: a DUT exposing telemetry exposes every name of tables 17.2-17.4 for each
+  // connection the frames show open at its last sample (not closing) and each of its paths.
+  void TelemetryNames() {
+    if (live_) return;
+    const TelemetrySample* s = t_.LastTelemetry(kDutHost);
+    if (s == nullptr || s->counters.empty()) return;
+    std::set<std::string> have;
+    for (const auto& [name, v] : s->counters) have.insert(name);
+    static const char* const kConn[] = {
+        "conn_state", "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes", "retransmits", "bad_version_rx", "bad_path_rx", "crc_errors",
+        "stale_msg_rx", "dup_segment_rx", "nack_tx", "nack_rx", "nack_tx_psn_out_of_window", "nack_tx_invalid_conn", "nack_tx_rnr",
+        "nack_tx_remote_access", "nack_tx_invalid_request", "nack_tx_resource", "nack_tx_remote_op_error",
+        "nack_rx_psn_out_of_window", "nack_rx_invalid_conn", "nack_rx_rnr", "nack_rx_remote_access", "nack_rx_invalid_request",
+        "nack_rx_resource", "nack_rx_remote_op_error", "unknown_nack_rx", "rnr_nack_tx", "rnr_nack_rx", "rate_hint_tx",
+        "rate_hint_last_tx_mbps", "rate_hint_rx", "rate_hint_last_rx_mbps", "active_senders", "cmpl_success", "cmpl_error",
+        "state_bytes"};
+    static const char* const kPath[] = {
+        "state", "entropy", "epoch", "tx_pkts", "tx_bytes", "retransmits", "loss_inferred", "rto_events", "failover_resends",
+        "acks_rx", "ece_rx", "cwnd_decreases", "bad_ack_rx", "stale_epoch_rx", "stale_nack_rx", "path_state_changes",
+        "entropy_rerolls", "probes_tx", "probe_acks_rx", "probe_timeouts", "reintroductions", "cwnd_bytes", "inflight_bytes",
+        "srtt_ns", "rttvar_ns", "rto_ns"};
+    static const char* const kPathRx[] = {"rx_pkts", "rx_bytes", "acks_tx", "ecn_ce_rx", "dup_rx", "dup_rtx_rx",
+                                          "stale_epoch_rx", "bad_epoch_rx", "probes_rx", "rx_epoch", "epsn"};
+    static const char* const kEndpoint[] = {"malformed_rx", "crc_errors", "unknown_opcode_rx", "invalid_conn_rx",
+                                            "invalid_conn_nack_tx", "stale_conn_rx", "bad_nonce_rx", "unexpected_cm_rx",
+                                            "conn_errors", "connections_open"};
+    std::vector<std::string> missing;
+    for (const char* e : kEndpoint) {
+      if (!have.count(std::string("endpoint.") + e)) missing.push_back(std::string("endpoint.") + e);
+    }
+    for (const auto& [k, n] : conns_) {
+      if (closing_.count({k, n.generation})) continue;
+      const std::string id = Str(n.dut_id);
+      for (const char* c : kConn) {
+        if (!have.count("conn." + id + "." + c)) missing.push_back("conn." + id + "." + c);
+      }
+      for (int p = 0; p < n.num_paths; ++p) {
+        const std::string pre = "path." + id + "." + Str(p) + ".";
+        for (const char* c : kPath) {
+          if (!have.count(pre + c)) missing.push_back(pre + c);
+        }
+        for (const char* c : kPathRx) {
+          if (!have.count(pre + "rx." + c)) missing.push_back(pre + "rx." + c);
+        }
+      }
+    }
+    Judged(kTelemetryNames);
+    if (missing.empty()) return;
+    std::string list;
+    for (size_t j = 0; j < missing.size() && j < 6; ++j) list += (j ? ", " : "") + missing[j];
+    if (missing.size() > 6) list += ", ... (" + Str(missing.size()) + " in all)";
+    Values(Violate(kTelemetryNames, -1, "the last telemetry sample at " + Str(s->time_ns) + " ns lacks " + list),
+           "names missing", 0, missing.size());
+  }
+
+  // --- sending rate (MROCE-HINT-005, section 10.4) --------------------------------------------------
+  // Per connection: the hints in force (the peer's CMH max_rate before the first ACK) and the data the
+  // DUT sent, judged after the pass as a token bucket of depth B filled at the hint.
+  struct RateTrack {
+    uint32_t peer_max_rate = 0;                          // Mb/s, 0 = unspecified
+    // (arrival, rate_hint, maybe dropped) of each ACK that arrived; a sender drops an ACK beyond its
+    // snd_nxt or of a bad version or path (MROCE-ACK-013), so its hint may or may not apply.
+    std::vector<std::tuple<int64_t, uint32_t, bool>> hints;
+    std::vector<std::tuple<int64_t, uint64_t, long>> sent;  // (time, IP total length, frame) of each data packet
+    uint64_t full_packet = 0;                           // IP total length of a full-MTU data packet
+  };
+  std::map<std::pair<ConnKey, uint32_t>, RateTrack> rate_;
+
+  // Mb/s in force from `h` (0xFFFFFFFF unlimited = 0 here; 0 read as 1 Mb/s), capped by max_rate.
+  static double RateMbps(uint32_t h, uint32_t max_rate) {
+    double r = h == 0xFFFFFFFFu ? 0 : h == 0 ? 1 : h;  // 0: unlimited
+    if (max_rate != 0 && (r == 0 || r > max_rate)) r = max_rate;
+    return r;
+  }
+
+  void SendingRate() {
+    if (live_) return;
+    for (const auto& [kg, tr] : rate_) {
+      if (tr.sent.empty()) continue;
+      const double depth = std::max<double>(16384, 2.0 * static_cast<double>(tr.full_packet));  // B
+      // The rate in force at time t: the larger of hint(t) and hint(t - 1 us) (a new hint applies
+      // within 1 us; whichever way it moves, the sender may use either meanwhile). 0 = unlimited.
+      const int64_t kReact = 1000;
+      auto hint_at = [&](int64_t t) -> double {  // the largest latest hint at t (ACKs arriving at t included)
+        auto it = std::upper_bound(tr.hints.begin(), tr.hints.end(), t,
+                                   [](int64_t x, const auto& h) { return x < std::get<0>(h); });
+        double r = -1;
+        auto more = [&](double v) { r = (r == 0 || v == 0) ? 0 : std::max(r, v); };
+        while (it != tr.hints.begin()) {  // back to the last ACK that certainly counted
+          --it;
+          more(RateMbps(std::get<1>(*it), tr.peer_max_rate));
+          if (!std::get<2>(*it)) return r;
+        }
+        more(RateMbps(0xFFFFFFFFu, tr.peer_max_rate));  // before the first ACK
+        return r;
+      };
+      auto rate_at = [&](int64_t t) {
+        const double a = hint_at(t), b = hint_at(t - kReact);
+        return (a == 0 || b == 0) ? 0.0 : std::max(a, b);
+      };
+      // Boundaries where the rate may change.
+      std::vector<int64_t> cuts;
+      for (const auto& h : tr.hints) {
+        cuts.push_back(std::get<0>(h));
+        cuts.push_back(std::get<0>(h) + kReact);
+      }
+      std::sort(cuts.begin(), cuts.end());
+      double tokens = depth;
+      int64_t now = std::get<0>(tr.sent.front());
+      Judged(kSendingRate);
+      for (const auto& [t, bytes, frame] : tr.sent) {
+        // Fill from `now` to `t`, segment by segment.
+        auto c = std::upper_bound(cuts.begin(), cuts.end(), now);
+        while (now < t) {
+          const int64_t next = (c != cuts.end() && *c < t) ? *c : t;
+          const double r = rate_at(now);
+          tokens = r == 0 ? depth : std::min(depth, tokens + r / 8000.0 * static_cast<double>(next - now));
+          now = next;
+          while (c != cuts.end() && *c <= now) ++c;
+        }
+        if (rate_at(t) == 0) tokens = depth;
+        tokens -= static_cast<double>(bytes);
+        if (tokens < -1.0) {
+          const double r = rate_at(t);
+          MonitorViolation& v = Violate(kSendingRate, frame,
+                                        "data of the connection beyond the rate bound of section 10.4: " +
+                                            Str(static_cast<uint64_t>(-tokens)) + " B more than the latest hint (" +
+                                            Str(static_cast<uint64_t>(r)) + " Mb/s) and the burst tolerance B = " +
+                                            Str(static_cast<uint64_t>(depth)) + " B allow");
+          Values(v, "bytes over the bound", 0, static_cast<uint64_t>(-tokens));
+          tokens = 0;  // judge what follows from a clean bucket
+        }
+      }
+    }
+  }
+
   // --- completions --------------------------------------------------------------------------------
   void Completions() {
     using K = ControlRecord::Kind;
@@ -1068,22 +1438,63 @@ class Monitor {
     std::map<WrKey, uint16_t> stream_of;
     std::map<std::tuple<uint64_t, bool, uint16_t>, std::vector<uint64_t>> order;  // post order per stream
     std::set<WrKey> completed;
+    std::map<WrKey, dut::OpKind> op_of;
+    std::map<WrKey, std::pair<int64_t, size_t>> posted_at;   // (time, control index) of the post
+    std::map<WrKey, std::pair<int64_t, size_t>> first_done;  // (time, control index) of its first completion
+    std::map<uint64_t, std::pair<int64_t, size_t>> error_at;  // conn -> the DUT's first ERROR event
+    int64_t end = 0;  // how long the trace ran
+    for (const FrameRecord& f : t_.frames) end = std::max(end, f.time_ns);
+    for (const TelemetrySample& x : t_.telemetry) end = std::max(end, x.time_ns);
     const auto& ctl = t_.control;
     for (size_t j = 0; j < ctl.size(); ++j) {
       const ControlRecord& c = ctl[j];
+      end = std::max(end, c.time_ns);
       if (c.host != kDutHost) continue;
+      if (c.kind == K::kConnEvent && c.detail == dut::ConnEventKindName(dut::ConnEventKind::kError)) {
+        error_at.try_emplace(static_cast<uint64_t>(c.conn), c.time_ns, j);
+        continue;
+      }
       const bool recv = c.op == dut::OpKind::kRecv || c.op == dut::OpKind::kRecvWriteImm;
       const uint64_t conn = static_cast<uint64_t>(c.conn);
       const WrKey key{conn, recv, c.wr_id};
       if (c.kind == K::kPost) {
         ++count[key].first;
         stream_of[key] = c.stream;
+        op_of[key] = c.op;
+        posted_at.try_emplace(key, c.time_ns, j);
         order[{conn, recv, c.stream}].push_back(c.wr_id);
         continue;
       }
       if (c.kind != K::kCompletion) continue;
+      first_done.try_emplace(key, c.time_ns, j);
       auto& [posts, done] = count[key];
       ++done;
+      if (posts > 0) {
+        // MROCE-CMPL-009 (and 13.2): the completion names the work request's stream and kind.
+        Judged(kCompletionFields);
+        const dut::OpKind want = op_of[key];
+        const bool kind_ok = recv ? (want == dut::OpKind::kRecv || want == dut::OpKind::kRecvWriteImm) : c.op == want;
+        if (c.stream != stream_of[key] || !kind_ok) {
+          const bool bad_stream = c.stream != stream_of[key];
+          MonitorViolation& v = Violate(kCompletionFields, -1,
+                                        std::string(recv ? "receive" : "work request") + " wr_id " + Str(c.wr_id) +
+                                            " completed with " +
+                                            (bad_stream ? "stream " + Str(c.stream) + ", posted on stream " + Str(stream_of[key])
+                                                        : "kind " + std::string(dut::OpKindName(c.op)) + ", posted as " +
+                                                              std::string(dut::OpKindName(want))));
+          v.control = static_cast<long>(j);
+          if (bad_stream) Values(v, "completion.stream", stream_of[key], c.stream);
+        }
+      }
+      if (auto e = error_at.find(conn); e != error_at.end() && c.time_ns > e->second.first &&
+                                        c.status == dut::OpStatus::kSuccess) {
+        Judged(kCompletionFlush);
+        MonitorViolation& v = Violate(kCompletionFlush, -1,
+                                      std::string(recv ? "receive" : "work request") + " wr_id " + Str(c.wr_id) +
+                                          " completed SUCCESS " + Str(c.time_ns - e->second.first) +
+                                          " ns after the DUT reported its connection in ERROR");
+        v.control = static_cast<long>(j);
+      }
       Judged(kCompletionOnce);
       const std::string what = std::string(recv ? "receive" : "work request") + " wr_id " + Str(c.wr_id);
       if (done > posts) {
@@ -1106,6 +1517,35 @@ class Monitor {
         }
       }
       completed.insert(key);
+    }
+    // MROCE-CMPL-011: what was outstanding when the connection entered ERROR, and what was posted to
+    // it afterwards, completes (afterwards: WR_FLUSH_ERR, nothing sent) -- judged for each work
+    // request the trace followed for 1 ms after the later of the error and its post.
+    constexpr int64_t kFollow = 1'000'000;
+    for (const auto& [key, at] : posted_at) {
+      auto e = error_at.find(std::get<0>(key));
+      if (e == error_at.end()) continue;
+      auto d = first_done.find(key);
+      const bool after = at.first > e->second.first;
+      if (!after && d != first_done.end() && d->second.first <= e->second.first) continue;  // done before the error
+      if (std::max(at.first, e->second.first) + kFollow > end) continue;
+      Judged(kCompletionFlush);
+      const std::string what = std::string(std::get<1>(key) ? "receive" : "work request") + " wr_id " + Str(std::get<2>(key));
+      if (d == first_done.end()) {
+        MonitorViolation& v = Violate(kCompletionFlush, -1,
+                                      what + (after ? ", posted " + Str(at.first - e->second.first) + " ns after"
+                                                    : ", outstanding when") +
+                                          " the DUT reported its connection in ERROR, never completed (the trace ran " +
+                                          Str(end - std::max(at.first, e->second.first)) + " ns longer)");
+        v.control = static_cast<long>(at.second);
+        continue;
+      }
+      if (after && ctl[d->second.second].status != dut::OpStatus::kFlushed) {
+        MonitorViolation& v = Violate(kCompletionFlush, -1,
+                                      what + ", posted after the DUT reported its connection in ERROR, completed " +
+                                          std::string(dut::OpStatusName(ctl[d->second.second].status)) + ", not WR_FLUSH_ERR");
+        v.control = static_cast<long>(d->second.second);
+      }
     }
   }
 };

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <tuple>
 #include <string_view>
 
 #include "mroce/dut/dut_spec.h"
@@ -169,11 +170,11 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
     for (size_t k = 0; k < judged.size(); ++k) judged[k] += rep.judged[k];
   }
   // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ, DISCONNECT or
-  // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission. Every other rule judged something.
+  // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission, a connection in ERROR. Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
     if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "connect.retransmission" || id == "connect.nonce" ||
-        id == "disconnect.retransmission" || id == "disconnect.ack") {
+        id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush") {
       continue;
     }
     EXPECT_GT(judged[k], 0u) << id << " judged nothing";
@@ -582,7 +583,154 @@ TEST(ClauseMonitor, SendCountersAreExact) {
   }
 }
 
+// The DUT's last telemetry sample of a trace.
+TelemetrySample& LastDutSample(RunRecord& rec) {
+  TelemetrySample* dut = nullptr;
+  for (TelemetrySample& s : rec.trace.telemetry) {
+    if (s.host == kDutHost) dut = &s;
+  }
+  EXPECT_NE(dut, nullptr);
+  return *dut;
+}
+// Adds `delta` to every counter of the DUT's last sample whose name ends in `suffix`; how many.
+int Bump(RunRecord& rec, const std::string& suffix, int64_t delta) {
+  int n = 0;
+  for (auto& [name, value] : LastDutSample(rec).counters) {
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), std::string::npos, suffix) == 0) {
+      value = static_cast<uint64_t>(static_cast<int64_t>(value) + delta);
+      ++n;
+    }
+  }
+  return n;
+}
+
+TEST(ClauseMonitor, ReceiveCountersAreBounded) {
+  // The receiving DUT (data with loss), then the sending DUT (ACKs, PROBEs answered).
+  for (const auto& [trace, suffix, delta] :
+       std::vector<std::tuple<int, std::string, int64_t>>{{0, ".rx.rx_pkts", 1},
+                                                          {0, ".rx.rx_pkts", -1},
+                                                          {0, ".rx.dup_rx", 1000},
+                                                          {0, ".rx.ecn_ce_rx", 1000},
+                                                          {0, ".rx.bad_epoch_rx", 1},
+                                                          {0, ".dup_segment_rx", 1000},
+                                                          {0, "endpoint.invalid_conn_rx", 1},
+                                                          {1, ".acks_rx", -1},
+                                                          {1, ".acks_rx", 1},
+                                                          {1, ".nack_rx", 1},
+                                                          {1, ".rnr_nack_rx", 1},
+                                                          {1, ".rate_hint_rx", 100000},
+                                                          {1, "endpoint.connections_open", 5},
+                                                          {1, "endpoint.connections_open", -1}}) {
+    RunRecord rec = trace == 0 ? Receiver() : Sender();
+    ASSERT_GT(Bump(rec, suffix, delta), 0) << suffix;
+    ExpectFires(rec, "counters.rx-exact");
+  }
+}
+
+TEST(ClauseMonitor, SendingRateWithinTheHint) {
+  // The ACKs that reach the sending DUT say 1 Mb/s (B = 16384 B lasts 131 ms at that rate): what the
+  // DUT sent afterwards at the reference's pace breaks the bound; 10 times the link rate does not.
+  for (uint32_t hint : {1u, 1'000'000u}) {
+    RunRecord rec = Sender();
+    int edited = 0;
+    for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+      const FrameRecord& f = rec.trace.frames[i];
+      if (f.event != FrameRecord::Event::kRx || !f.to_dut()) continue;
+      auto m = Meta(rec, i);
+      if (!m || m->ch.opcode != Opcode::kAck) continue;
+      EditMeta(rec, static_cast<long>(i), [&](wire::MetaPacket& p) { p.ack()->rate_hint = hint; });
+      ++edited;
+    }
+    ASSERT_GT(edited, 0);
+    if (hint == 1) {
+      ExpectFires(rec, "data.rate");
+    } else {
+      const MonitorReport rep = RunClauseMonitor(rec);
+      EXPECT_EQ(rep.violation_counts[Rule("data.rate")], 0u) << Describe(rec, rep);
+      EXPECT_GT(rep.judged[Rule("data.rate")], 0u);
+    }
+  }
+}
+
+TEST(ClauseMonitor, TelemetryNamesAreComplete) {
+  RunRecord rec = Sender();
+  auto& counters = LastDutSample(rec).counters;
+  const size_t before = counters.size();
+  std::erase_if(counters, [](const dut::Counter& c) {
+    return c.first.size() > 11 && c.first.compare(c.first.size() - 11, std::string::npos, ".conn_state") == 0;
+  });
+  ASSERT_LT(counters.size(), before);
+  ExpectFires(rec, "telemetry.names");
+}
+
 // --- completions ---------------------------------------------------------------------------------
+TEST(ClauseMonitor, CompletionFieldsAndFlush) {
+  auto nth_completion = [](const RunRecord& rec, int nth) {
+    for (size_t j = 0; j < rec.trace.control.size(); ++j) {
+      const auto& c = rec.trace.control[j];
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kCompletion && nth-- == 0) return static_cast<size_t>(j);
+    }
+    ADD_FAILURE() << "no such completion";
+    return size_t{0};
+  };
+  {
+    RunRecord rec = Sender();
+    rec.trace.control[nth_completion(rec, 1)].stream += 1;
+    ExpectFires(rec, "completion.fields");
+  }
+  {
+    RunRecord rec = Sender();
+    auto& c = rec.trace.control[nth_completion(rec, 1)];
+    c.op = c.op == dut::OpKind::kRead ? dut::OpKind::kWrite : dut::OpKind::kRead;
+    ExpectFires(rec, "completion.fields");
+  }
+  {
+    // The DUT reports ERROR before its second completion, which is a SUCCESS.
+    RunRecord rec = Sender();
+    const size_t j = nth_completion(rec, 1);
+    ControlRecord err = rec.trace.control[j];
+    err.kind = ControlRecord::Kind::kConnEvent;
+    err.detail = std::string(dut::ConnEventKindName(dut::ConnEventKind::kError));
+    err.time_ns -= 1;
+    rec.trace.control.insert(rec.trace.control.begin() + static_cast<long>(j), err);
+    ExpectFires(rec, "completion.flush");
+  }
+  {
+    // A receive posted after the ERROR event: never completed, then completed SUCCESS; 2 ms of trace follow.
+    for (bool complete : {false, true}) {
+      RunRecord rec = Sender();
+      const ControlRecord last = rec.trace.control.back();
+      ControlRecord err = rec.trace.control[nth_completion(rec, 0)];
+      err.kind = ControlRecord::Kind::kConnEvent;
+      err.detail = std::string(dut::ConnEventKindName(dut::ConnEventKind::kError));
+      err.time_ns = last.time_ns + 1;
+      ControlRecord post = err;
+      post.kind = ControlRecord::Kind::kPost;
+      post.op = dut::OpKind::kRecv;
+      post.wr_id = 0xF1F1;
+      post.time_ns = err.time_ns + 1;
+      rec.trace.control.push_back(err);
+      rec.trace.control.push_back(post);
+      if (complete) {
+        ControlRecord done = post;
+        done.kind = ControlRecord::Kind::kCompletion;
+        done.status = dut::OpStatus::kSuccess;
+        rec.trace.control.push_back(done);
+      }
+      TelemetrySample later = LastDutSample(rec);
+      later.time_ns = post.time_ns + 2'000'000;
+      rec.trace.telemetry.push_back(later);
+      ExpectFires(rec, "completion.flush");
+      // Followed for less than 1 ms: not judged.
+      rec.trace.telemetry.back().time_ns = post.time_ns + 500'000;
+      if (!complete) {
+        const MonitorReport rep = RunClauseMonitor(rec);
+        EXPECT_EQ(rep.violation_counts[Rule("completion.flush")], 0u) << Describe(rec, rep);
+      }
+    }
+  }
+}
+
 TEST(ClauseMonitor, CompletionRules) {
   auto dut_completion = [](const RunRecord& rec, int nth) {
     for (size_t j = 0; j < rec.trace.control.size(); ++j) {

@@ -64,8 +64,14 @@ RunRecord Simulate(const harness::Case& c, const SessionOptions& options) {
 }
 
 std::string ReproduceCommand(const harness::Case& c, const SessionOptions& options) {
-  return "mroce-cts run --filter '" + c.id + "' --seed " + std::to_string(options.seed) + " --dut '" + options.dut_spec +
-         "'";
+  // Its own run directory: a rerun never overwrites the run it came from (./mroce-run by default).
+  auto quoted = [](const std::string& s) {
+    std::string out = "'";
+    for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+  };
+  return options.reproduce_prefix + " --filter " + quoted(c.id) + " --seed " + std::to_string(options.seed) +
+         " --dut " + quoted(options.dut_spec) + " --out " + quoted("mroce-repro/" + c.id);
 }
 
 harness::TestResult RunCase(const harness::Case& c, const SessionOptions& options) {

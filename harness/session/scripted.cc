@@ -296,10 +296,17 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
                     static_cast<uint32_t>(size), ""};
     if (!st.ok()) {  // A refused post is no work request: nothing will complete it.
       r.kind = ControlRecord::Kind::kError;
-      r.detail = std::string("Post") + std::string(dut::OpKindName(op)) + " refused: " + st.error().message;
+      r.detail = std::string("Post") + std::string(dut::OpKindName(op)) + " refused" + (s.refused ? " (as the step requires)" : "") +
+                 ": " + st.error().message;
     }
     rec_.trace.control.push_back(r);
-    if (!st.ok()) return error(st.error().message);
+    if (s.refused && st.ok()) {
+      out.state = ScriptStepOutcome::State::kFailed;
+      out.reason = ScriptWhere(s.where) + ": the DUT accepted Post" + std::string(dut::OpKindName(op)) + " (stream " +
+                   std::to_string(stream) + ", " + std::to_string(size) + " B), which it must refuse locally";
+      return false;
+    }
+    if (!st.ok() && !s.refused) return error(st.error().message);
   }
   out.state = ScriptStepOutcome::State::kPassed;
   return true;

@@ -40,7 +40,10 @@ def test_reference_passes_and_results_are_dicts(mroce_run):
     assert report["summary"]["conformant"] is True
     t = report["tests"][1]
     assert t["seed"] == 1
-    assert t["reproduce"].startswith("mroce-cts run --filter 'loss.sack.exact-retransmit' --seed 1")
+    assert t["reproduce"].startswith("mroce-cts run --suite '%s' --filter 'loss.sack.exact-retransmit' --seed 1" % SUITE)
+    assert t["reproduce"].endswith(" --out 'mroce-repro/loss.sack.exact-retransmit'")
+    assert report["suite_digest"].startswith("sha256:") and len(report["suite_digest"]) == 7 + 64
+    assert report["tool_version"].startswith("0.")
     assert {c["check"] for c in t["checks"]} >= {"completions", "data-intact"}
 
 

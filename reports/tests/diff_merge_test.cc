@@ -46,7 +46,45 @@ TEST(Diff, ClassifiesChanges) {
   EXPECT_TRUE(d.has_regression());
   std::string text = FormatDiff(d);
   EXPECT_NE(text.find("REGRESSION  loss.sack.exact-retransmit  pass -> fail  (3 spurious retransmissions)"), std::string::npos) << text;
-  EXPECT_NE(text.find("2 regression(s), 1 improvement(s), 1 changed, 1 added, 1 removed"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("diff: 2 regression(s), 1 fix(es), 1 removed, 1 added, 1 changed (pass <-> skip): FAIL\n", 0), 0u)
+      << text;
+  EXPECT_EQ(d.improvements, 1);
+  EXPECT_EQ(d.changed, 1);
+  EXPECT_EQ(d.added, 1);
+  EXPECT_EQ(d.removed, 1);
+}
+
+// A candidate that lost cases of the baseline gates, unless removals are allowed; the summary comes
+// first either way.
+TEST(Diff, RemovedCasesGateUnlessAllowed) {
+  harness::RunResult old_run = testing::SampleRun();
+  harness::RunResult new_run = old_run;
+  new_run.tests.resize(1);
+  RunDiff d = DiffRuns(old_run, new_run);
+  EXPECT_FALSE(d.has_regression());
+  EXPECT_EQ(d.removed, static_cast<int>(old_run.tests.size()) - 1);
+  EXPECT_TRUE(d.gates(false));
+  EXPECT_FALSE(d.gates(true));
+  const std::string strict = FormatDiff(d);
+  EXPECT_EQ(strict.rfind("diff: 0 regression(s), 0 fix(es), " + std::to_string(d.removed) + " removed", 0), 0u) << strict;
+  EXPECT_NE(strict.find(": FAIL\n"), std::string::npos) << strict;
+  EXPECT_NE(strict.find("gate: " + std::to_string(d.removed) + " case(s) of the baseline are missing"), std::string::npos)
+      << strict;
+  const std::string allowed = FormatDiff(d, true);
+  EXPECT_NE(allowed.find(": ok (removed cases allowed by --allow-removed)\n"), std::string::npos) << allowed;
+  EXPECT_EQ(allowed.find("gate:"), std::string::npos) << allowed;
+  // Added cases never gate.
+  EXPECT_FALSE(DiffRuns(new_run, old_run).gates(false));
+}
+
+TEST(Diff, NotesRunsOfDifferentSuites) {
+  harness::RunResult old_run = testing::SampleRun();
+  harness::RunResult new_run = old_run;
+  new_run.suite_digest = "sha256:" + std::string(64, 'b');
+  RunDiff d = DiffRuns(old_run, new_run);
+  EXPECT_TRUE(d.other_suite);
+  EXPECT_NE(FormatDiff(d).find("note: the runs judged different suites (suite_digest sha256:aaaa"), std::string::npos);
+  EXPECT_FALSE(DiffRuns(old_run, old_run).other_suite);
 }
 
 TEST(Diff, IdenticalRunsHaveNoRegression) {

@@ -7,6 +7,8 @@ using namespace harness;
 harness::RunResult SampleRun() {
   RunResult run;
   run.suite_version = "0.1.0";
+  run.tool_version = "0.1.0+git.37c26dd0a1b2";
+  run.suite_digest = "sha256:" + std::string(64, 'a');
   run.dut = {"reference:quirk=go-back-n", "bundled reference endpoint <with quirk> & friends"};
   run.seed = 42;
   run.started_at = "2025-01-31T12:00:00Z";

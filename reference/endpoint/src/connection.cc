@@ -68,7 +68,7 @@ void Connection::SetupPaths(uint8_t num_paths, uint8_t num_planes, uint16_t mtu,
   cc_ = std::make_unique<CongestionController>(cc, num_paths);
   cc_->SetPeerMaxRate(peer_max_rate_mbps_);
   counters_.Set(ConnCounter::kRateHintLastRxMbps, cc_->latest_hint_mbps());
-  streams_.assign(max_streams, StreamState{});
+  ResizeStreams(max_streams);  // keeps what was posted before a CONNECT_ACK lowered max_streams
 }
 
 size_t Connection::StateBytes() const {
@@ -222,39 +222,42 @@ void Connection::EmitCm(Opcode op, const wire::ConnMgmtHeader& given, ConnId dst
   Emit(std::move(pkt), 0, 0);
 }
 
+void Connection::FlushStream(uint16_t st, CompletionStatus wr_status) {
+  // MROCE-CMPL-011: the stream's outstanding work requests in msn order, then its receives.
+  for (uint32_t slot : streams_[st].out_order) {
+    OutMessage& m = sender_.msgs_[slot];
+    if (!m.live) continue;
+    Completion c;
+    c.wr_id = m.wr_id;
+    c.conn = local_id_;
+    c.stream = m.stream;
+    c.msn = m.msn;
+    c.op = m.op == Opcode::kReadReq ? CompletionOp::kRead
+           : (m.op == Opcode::kSend || m.op == Opcode::kSendImm) ? CompletionOp::kSend
+                                                                 : CompletionOp::kWrite;
+    c.status = wr_status;
+    PushCompletion(c);
+    sender_.FreeMessage(slot);
+  }
+  streams_[st].out_order.clear();
+  for (auto& r : streams_[st].posted) {
+    if (!r) continue;
+    Completion c;
+    c.wr_id = r->wr_id;
+    c.conn = local_id_;
+    c.stream = st;
+    c.op = CompletionOp::kRecv;
+    c.status = CompletionStatus::kFlushed;
+    PushCompletion(c);
+  }
+  streams_[st].posted.clear();
+  streams_[st].in.clear();
+  streams_[st].rnr_held = 0;
+}
+
 void Connection::Flush(CompletionStatus wr_status) {
   // MROCE-CMPL-011: every outstanding work request, each stream in msn order, then receives.
-  for (uint16_t st = 0; st < streams_.size(); ++st) {
-    for (uint32_t slot : streams_[st].out_order) {
-      OutMessage& m = sender_.msgs_[slot];
-      if (!m.live) continue;
-      Completion c;
-      c.wr_id = m.wr_id;
-      c.conn = local_id_;
-      c.stream = m.stream;
-      c.msn = m.msn;
-      c.op = m.op == Opcode::kReadReq ? CompletionOp::kRead
-             : (m.op == Opcode::kSend || m.op == Opcode::kSendImm) ? CompletionOp::kSend
-                                                                   : CompletionOp::kWrite;
-      c.status = wr_status;
-      PushCompletion(c);
-      sender_.FreeMessage(slot);
-    }
-    streams_[st].out_order.clear();
-    for (auto& r : streams_[st].posted) {
-      if (!r) continue;
-      Completion c;
-      c.wr_id = r->wr_id;
-      c.conn = local_id_;
-      c.stream = st;
-      c.op = CompletionOp::kRecv;
-      c.status = CompletionStatus::kFlushed;
-      PushCompletion(c);
-    }
-    streams_[st].posted.clear();
-    streams_[st].in.clear();
-    streams_[st].rnr_held = 0;
-  }
+  for (uint16_t st = 0; st < streams_.size(); ++st) FlushStream(st, wr_status);
   for (uint32_t slot = 0; slot < sender_.msgs_.size(); ++slot) {
     if (sender_.msgs_[slot].live) sender_.FreeMessage(slot);  // READ_RESPs owed to the peer
   }
@@ -462,6 +465,14 @@ void Connection::ForEachTelemetry(const TelemetryFn& fn, TimeNs now) const {
     fn(rx + "rx_epoch", path.rx.epoch());
     fn(rx + "epsn", path.rx.epsn());
   }
+}
+
+void Connection::ResizeStreams(uint16_t max_streams) {
+  // A CONNECT_ACK that lowers max_streams sets the paths up again: receives and work requests posted
+  // while the request was outstanding stay posted (MROCE-CMPL-007); those on a stream the
+  // connection no longer has can never be carried and complete WR_FLUSH_ERR.
+  for (size_t st = max_streams; st < streams_.size(); ++st) FlushStream(static_cast<uint16_t>(st), CompletionStatus::kFlushed);
+  streams_.resize(max_streams);
 }
 
 }  // namespace mroce::ref

@@ -50,6 +50,12 @@ constexpr std::array<QuirkInfo, kQuirkCount> kQuirkTable{{
 
 std::span<const QuirkInfo> AllQuirks() { return kQuirkTable; }
 
+std::string KnownQuirkNames() {
+  std::string out;
+  for (const QuirkInfo& info : kQuirkTable) out += (out.empty() ? "" : ", ") + std::string(info.name);
+  return out;
+}
+
 Result<Quirks> Quirks::Parse(std::string_view list) {
   Quirks out;
   size_t pos = 0;
@@ -68,7 +74,7 @@ Result<Quirks> Quirks::Parse(std::string_view list) {
           break;
         }
       }
-      if (!found) return MakeError("quirk.unknown", "unknown quirk '" + std::string(name) + "'");
+      if (!found) return MakeError("quirk.unknown", "unknown quirk '" + std::string(name) + "' (known: " + KnownQuirkNames() + ")");
     }
     pos = comma + 1;
   }

@@ -48,6 +48,12 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
 
 std::span<const VariantInfo> AllVariants() { return kVariantTable; }
 
+std::string KnownVariantNames() {
+  std::string out;
+  for (const VariantInfo& info : kVariantTable) out += (out.empty() ? "" : ", ") + std::string(info.name);
+  return out;
+}
+
 Result<Variants> Variants::Parse(std::string_view list) {
   Variants out;
   size_t pos = 0;
@@ -62,7 +68,9 @@ Result<Variants> Variants::Parse(std::string_view list) {
       for (const VariantInfo& info : kVariantTable) {
         if (info.name == name) found = &info;
       }
-      if (found == nullptr) return MakeError("variant.unknown", "unknown variant '" + std::string(name) + "'");
+      if (found == nullptr) {
+        return MakeError("variant.unknown", "unknown variant '" + std::string(name) + "' (known: " + KnownVariantNames() + ")");
+      }
       for (const VariantInfo& other : kVariantTable) {
         if (out.Has(other.variant) && !found->group.empty() && other.group == found->group && other.variant != found->variant) {
           return MakeError("variant.conflict", "variants '" + std::string(other.name) + "' and '" + std::string(name) +

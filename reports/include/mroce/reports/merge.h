@@ -13,9 +13,10 @@ namespace mroce::reports {
 using mroce::Result;
 using mroce::Status;
 
-// Shards must agree on schema, suite version, DUT identity and seed (else error). Tests are united;
-// a case id present in several shards must have identical results there (else error naming the
-// id). started_at is the earliest, finished_at the latest (empty if any shard has none);
+// Shards must agree on schema, suite version, tool version, suite digest, DUT identity, seed,
+// filter, shard count and suite size (else error). Tests are united; a case id present in several
+// shards must have identical results there, apart from duration, live stall and attempts and the
+// reproduce command (else error naming the id); the first shard's is kept. started_at is the earliest, finished_at the latest (empty if any shard has none);
 // incomplete if any shard is.
 // Error code "report.merge".
 [[nodiscard]] Result<harness::RunResult> MergeRuns(const std::vector<harness::RunResult>& shards);

@@ -25,6 +25,9 @@ struct BenchOptions {
   // The loaded compliance suite (scenario `suite`); the CLI loads it from --suite.
   const std::vector<harness::Case>* suite_cases = nullptr;
   std::string suite_dir;
+  // Its clause catalog: scripted cases are judged against the reference by its degrees-of-freedom
+  // table and are an ERROR without it.
+  const harness::Catalog* suite_catalog = nullptr;
 };
 
 // A case with no checks, a write workload and a generous timeout (in RTTs of `t`).

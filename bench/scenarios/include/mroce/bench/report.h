@@ -18,7 +18,14 @@ struct Goal {
   double target = 0;
   double measured = 0;
   std::string unit;          // "" (ratio), "RTT", "B", ...
+  // A correctness property (no byte lost, verdicts that do not change between runs, the pristine
+  // reference passing): it holds on any grid and any machine, so it is judged in --quick runs too.
+  // Other goals are performance figures of the published grid: a --quick run reports them, but they
+  // do not decide its exit status.
+  bool invariant = false;
   [[nodiscard]] bool met() const;
+  // Whether the goal decides the exit status of a run with this quickness.
+  [[nodiscard]] bool judged(bool quick) const { return invariant || !quick; }
 };
 
 struct Report {

@@ -27,11 +27,13 @@ struct Suite {
   std::string path;  // as given to LoadSuite
   std::vector<harness::Case> cases;
   harness::Catalog catalog;
+  std::string digest;  // "sha256:..." of its case files and catalog (suite_digest.h)
 };
 
 // Loads the catalog at `catalog_path` (empty: none) and the cases under `path` (a directory, or one
 // case file), knowing the harness's check and stage names: a misspelt one is a load error. The
-// error's message is the loader's diagnostics, one "file:line:col: key: message" per line.
+// error's message is the loader's diagnostics, one "file:line:col: key: message" per line. The
+// suite's digest is taken too.
 [[nodiscard]] ref::Result<Suite> LoadSuite(const std::string& path, const std::string& catalog_path);
 
 // The catalog that goes with the suite at `suite`: <dir>/clauses.json, else

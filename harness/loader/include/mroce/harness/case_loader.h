@@ -38,7 +38,12 @@ struct LoaderOptions {
                                               const LoaderOptions& options = {});
 [[nodiscard]] LoadResult<Case> LoadCaseFile(const std::string& path, const LoaderOptions& options = {});
 
-// Every *.yaml / *.yml under `dir` (recursively; hidden entries skipped), sorted by case id.
+// The case files of a suite: `path` itself when it is a file, else every *.yaml / *.yml under it
+// (recursively; hidden entries skipped), sorted by path. The error says why a directory could not
+// be listed.
+[[nodiscard]] Result<std::vector<std::string>> ListCaseFiles(const std::string& path);
+
+// Every case file of `dir` (ListCaseFiles), sorted by case id.
 // Duplicate ids are an error naming both files.
 [[nodiscard]] LoadResult<std::vector<Case>> LoadCaseDir(const std::string& dir,
                                                         const LoaderOptions& options = {});

@@ -166,6 +166,9 @@ struct DutStep {
   int64_t size_bytes = 0;
   int64_t count = 1;
   std::optional<int> stream;
+  // A post the spec requires the DUT to refuse locally (MROCE-LIM-002): the step passes only when
+  // every post of it returns an error.
+  bool refused = false;
   SourceLocation where;
   bool operator==(const DutStep&) const = default;
 };
@@ -225,5 +228,11 @@ struct Case {
   [[nodiscard]] std::string category() const;
   bool operator==(const Case&) const = default;
 };
+
+// Rewrites the file of every source location of `c` (the case, its impairments, script steps and
+// checks) as a path relative to `suite` (the suite directory, '/'-separated; the file name alone
+// when `suite` is the case file itself), so that check names, `where` and reasons in reports are the
+// same whichever directory the suite was checked out in. Loader diagnostics keep the path as given.
+void MakeSourcesSuiteRelative(Case& c, const std::string& suite);
 
 }  // namespace mroce::harness

@@ -6,7 +6,8 @@
 //   verdict == expected          -> expected        (does not gate)
 //   pass, waiver expected other  -> unexpected-pass (reported so stale waivers get removed)
 //   other non-pass verdict       -> mismatch        (gates like an unwaived failure)
-//   waiver past its expiry date  -> expired-waiver  (the verdict stands and gates)
+//   waiver past its expiry date  -> expired-waiver  (the verdict stands; the result gates, even a
+//                                                    pass: renew or remove the waiver)
 #pragma once
 
 #include <string>
@@ -40,7 +41,7 @@ void ApplyExpectations(RunResult& run, const std::vector<Expectation>& expectati
 // Process exit status of mroce-cts.
 enum ExitStatus : int {
   kExitOk = 0,            // Every result pass, skip or expected.
-  kExitUnexpected = 1,    // Some fail/inconclusive not covered by a valid waiver (or a diff regression).
+  kExitUnexpected = 1,    // Some fail/inconclusive not covered by a valid waiver, an expired waiver (or a diff regression).
   kExitUsage = 2,         // Bad flags, unreadable or invalid configuration, case files or suite.
   kExitHarnessError = 3,  // Some error verdict not covered by a waiver, or the run was interrupted.
 };

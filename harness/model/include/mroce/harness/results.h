@@ -120,6 +120,11 @@ struct Selection {
 struct RunResult {
   std::string schema = kReportSchema;
   std::string suite_version;
+  // The build of mroce-cts that judged ("0.1.0+git.37c26dd0a1b2"); empty in reports older than it.
+  std::string tool_version;
+  // "sha256:<hex>" over the suite's case files and its clause catalog (campaign/suite_digest.h):
+  // which suite, byte for byte, the run judged; empty in reports older than it.
+  std::string suite_digest;
   DutInfo dut;
   uint64_t seed = 0;
   std::string started_at;              // RFC 3339 UTC, "2025-01-31T12:00:00Z"

@@ -20,6 +20,10 @@ struct SessionOptions {
   DutFactory make_dut;          // The device under test (a fresh one per case).
   DutFactory make_peer;         // The peer(s); the bundled reference endpoint when empty.
   std::string dut_spec = "reference";  // As given on the command line (for the reproduce command).
+  // The reproduce command's start, up to the case, seed, DUT and output directory it adds: the
+  // program as it runs from where the run was started and the flags the rerun needs (a --suite or
+  // --catalog other than the defaults), shell-quoted.
+  std::string reproduce_prefix = "mroce-cts run";
   std::string run_dir;          // Where evidence/ goes; empty: no files written.
   bool write_evidence = true;   // pcap + JSON-lines trace per case under run_dir/evidence/.
   // DUT telemetry and state size are sampled every this many RTTs during the workload (at most

@@ -24,6 +24,7 @@ namespace mroce::session {
 [[nodiscard]] RunRecord Simulate(const harness::Case& c, const SessionOptions& options);
 
 // The command that reruns exactly this case with this seed and DUT.
+// "PREFIX --filter 'ID' --seed N --dut 'SPEC' --out 'mroce-repro/ID'" (PREFIX: options.reproduce_prefix).
 [[nodiscard]] std::string ReproduceCommand(const harness::Case& c, const SessionOptions& options);
 
 }  // namespace mroce::session

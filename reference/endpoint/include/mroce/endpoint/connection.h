@@ -219,6 +219,8 @@ class Connection {
   // Complete outstanding work requests with `wr_status` and posted receives with WR_FLUSH_ERR,
   // each stream in msn order (MROCE-CMPL-011).
   void Flush(CompletionStatus wr_status);
+  void FlushStream(uint16_t st, CompletionStatus wr_status);
+  void ResizeStreams(uint16_t max_streams);
   // Graceful close (MROCE-CONN-012): DISCONNECT once nothing is outstanding.
   void BeginClose(TimeNs now);
   void MaybeFinishClose(TimeNs now);

@@ -53,6 +53,8 @@ struct QuirkInfo {
 
 // The table of every quirk, in enum order.
 [[nodiscard]] std::span<const QuirkInfo> AllQuirks();
+// "name, name, ...": every quirk name, in table order (for error messages).
+[[nodiscard]] std::string KnownQuirkNames();
 
 // A set of quirks, parsed from "name[,name...]".
 class Quirks {

@@ -51,6 +51,8 @@ struct VariantInfo {
 
 // The table of every variant, in enum order.
 [[nodiscard]] std::span<const VariantInfo> AllVariants();
+// "name, name, ...": every variant name, in table order (for error messages).
+[[nodiscard]] std::string KnownVariantNames();
 
 // A set of variants, parsed from "name[+name...]" (',' separates too).
 class Variants {
