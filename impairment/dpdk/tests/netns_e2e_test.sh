@@ -112,6 +112,9 @@ for t in live:
     elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not decidable" in t.get("reason", ""):
         stalled += 1  # a check the live run could not decide (host queues, wall-clock RTO): said so
         print("  %s: inconclusive (not decidable live): %s" % (t["id"], t["reason"]))
+    elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "never happened" in t.get("reason", ""):
+        # the event a check judges did not occur live (the DUT's own timing): said so, no host load
+        print("  %s: inconclusive (trigger not met live): %s" % (t["id"], t["reason"]))
     elif t["id"] in sensitive and t["verdict"] != "error":
         print("  %s: %s (simulation: %s), allowed: %s" % (t["id"], t["verdict"], sim[t["id"]], sensitive[t["id"]]))
     else:
@@ -152,6 +155,7 @@ grep -A10 "final" "$WORK/impair-lossy.log"
 WIRE_SENSITIVE=(
   "limits.e2e.many-posted-receives=1024 SENDs within a time budget set for the case's own fabric; 1% more loss and a dead path overrun it"
   "duplicate.e2e.late-duplicate-of-last-packet=counts the 8 duplicates the case injects; the wire's loss can drop one"
+  "failure.e2e.gradual-recovery=the case blackholes plane 1 and the wire every ACK of path 3 (on plane 1): contents re-sent across them can reach the retry limit on the wire's account (RETRY_EXC_ERR in 1 of 12 runs here)"
 )
 compare lossy "${WIRE_SENSITIVE[@]}"; rc=$?
 [ $rc = 77 ] && skip "pass 2: the host was too loaded to judge more than 3 cases (none was judged wrongly)"
