@@ -57,12 +57,13 @@ class JunitWriter : public RunVisitor {
       else if (t.verdict == Verdict::kError) ++errors;
       else if (t.verdict != Verdict::kPass) ++failures;
     }
-    std::string counts = " tests=\"" + std::to_string(run.tests.size()) + "\" failures=\"" + std::to_string(failures) +
-                         "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-                         "\" time=\"" + Seconds(time) + "\"";
+    // The schema of Jenkins' xunit (junit-10.xsd) allows `skipped` on <testsuite> only.
+    const std::string counts = " tests=\"" + std::to_string(run.tests.size()) + "\" failures=\"" +
+                               std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\"";
+    const std::string timing = " time=\"" + Seconds(time) + "\"";
     out_ << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out_ << "<testsuites name=\"mroce-cts\"" << counts << ">\n";
-    out_ << "  <testsuite name=\"mroce-cts\"" << counts;
+    out_ << "<testsuites name=\"mroce-cts\"" << counts << timing << ">\n";
+    out_ << "  <testsuite name=\"mroce-cts\"" << counts << " skipped=\"" << skipped << "\"" << timing;
     if (!run.started_at.empty()) out_ << " timestamp=\"" << XmlEscape(run.started_at) << "\"";
     out_ << ">\n    <properties>\n";
     Property("schema", run.schema);
