@@ -45,6 +45,38 @@ harness::TestResult Timeless(harness::TestResult r) {
   return r;
 }
 
+// Isolation::kFork runs each task in a child and sends its result back as JSON: the results are
+// those of the threads, field for field (the duration aside).
+TEST(CampaignTest, ForkedTasksGiveTheResultsOfTheThreads) {
+  const auto tasks = Tasks();
+  const Outcome threads = RunTasks(tasks, Quiet(2));
+  Options o = Quiet(2);
+  o.isolation = Isolation::kFork;
+  size_t calls = 0;
+  o.on_result = [&](const Finished& f) {
+    ++calls;
+    EXPECT_EQ(f.done, calls);
+  };
+  const Outcome forked = RunTasks(tasks, o);
+  EXPECT_EQ(calls, tasks.size());
+  EXPECT_FALSE(forked.interrupted);
+  EXPECT_EQ(forked.workers, 2u);
+  ASSERT_EQ(forked.results.size(), tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    ASSERT_TRUE(forked.results[i].has_value()) << i;
+    ASSERT_TRUE(threads.results[i].has_value()) << i;
+    EXPECT_EQ(Timeless(*forked.results[i]), Timeless(*threads.results[i])) << tasks[i].test->id;
+  }
+}
+
+TEST(CampaignTest, AutoIsolationForksForPluginsOnly) {
+  EXPECT_EQ(AutoIsolation("plugin:/x/libacme.so,label=a"), Isolation::kFork);
+  EXPECT_EQ(AutoIsolation("reference"), Isolation::kNone);
+  EXPECT_EQ(AutoIsolation("reference:quirk=go_back_n"), Isolation::kNone);
+  EXPECT_EQ(AutoIsolation("rocev2"), Isolation::kNone);
+  EXPECT_EQ(AutoIsolation("process:mroce-refd"), Isolation::kNone);
+}
+
 TEST(CampaignTest, ResultsComeInTaskOrderWhateverTheJobCount) {
   const auto tasks = Tasks();
   const Outcome one = RunTasks(tasks, Quiet(1));
@@ -108,9 +140,9 @@ TEST(CampaignTest, AStopRequestKeepsEveryFinishedResultAndStartsNoNewTask) {
   EXPECT_EQ(finished, seen);
 }
 
-TEST(CampaignTest, SigtermAndSigintStopTheCampaignNotTheProcess) {
+TEST(CampaignTest, SigtermSigintAndSighupStopTheCampaignNotTheProcess) {
   const auto tasks = Tasks();
-  for (int sig : {SIGTERM, SIGINT}) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     Options o = Quiet(1);
     size_t seen = 0;
     o.on_result = [&](const Finished&) {
@@ -125,6 +157,8 @@ TEST(CampaignTest, SigtermAndSigintStopTheCampaignNotTheProcess) {
   // The previous dispositions are back once the campaign ends.
   struct sigaction now {};
   sigaction(SIGTERM, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+  sigaction(SIGHUP, nullptr, &now);
   EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 

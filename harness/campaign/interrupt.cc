@@ -14,7 +14,7 @@ std::atomic<int> g_signal{0};
 
 std::mutex g_mu;  // guards the scope count and the saved handlers
 int g_scopes = 0;
-struct sigaction g_old_int {}, g_old_term {};
+struct sigaction g_old_int {}, g_old_term {}, g_old_hup {};
 
 extern "C" void OnStopSignal(int sig) {
   int none = 0;
@@ -32,6 +32,7 @@ InterruptScope::InterruptScope() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGHUP, &sa, &g_old_hup);
 }
 
 InterruptScope::~InterruptScope() {
@@ -39,6 +40,7 @@ InterruptScope::~InterruptScope() {
   if (--g_scopes > 0) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
 }
 
 bool InterruptScope::Interrupted() { return g_signal.load() != 0; }

@@ -17,6 +17,7 @@
 #include "mroce/harness/expectations.h"
 #include "mroce/harness/expectations_loader.h"
 #include "mroce/harness/failure_text.h"
+#include "mroce/impairment/quantity.h"
 #include "mroce/reports/run_dir.h"
 
 namespace mroce::cli {
@@ -78,6 +79,16 @@ class RunCommand : public Command {
                    "Live DUTs: a stall log that another process of the live path writes (mroce-cts impair --stall-log); a "
                    "gap it logs during a case counts as a stall of that run (repeatable)");
     sub.add_option("--live-attempts", live_attempts_, "Live DUTs: runs in all for a case that keeps stalling; then it is inconclusive")->capture_default_str();
+    sub.add_option("--isolation", isolation_,
+                   "Where each case runs: fork (a child process of its own: a DUT that crashes, aborts or hangs costs "
+                   "that case an error and the run goes on), none (in this process: faster), auto (fork for plugin: "
+                   "DUTs, none for the others)")
+        ->check(CLI::IsMember({"auto", "fork", "none"}))
+        ->capture_default_str();
+    sub.add_option("--case-timeout", case_timeout_,
+                   "With --isolation fork: wall-clock limit of one case (e.g. 300s, 10m); a case still running then is "
+                   "killed and is an error. 0: no limit")
+        ->capture_default_str();
     sub.add_flag("--quiet,-q", quiet_, "Print only the summary");
   }
 
@@ -99,6 +110,16 @@ class RunCommand : public Command {
     if (live_attempts_ < 1) {
       err << "mroce-cts run: error: --live-attempts " << live_attempts_ << ": must be >= 1\n";
       return harness::kExitUsage;
+    }
+    double case_timeout_s = 0;
+    {
+      auto d = impairment::ParseDuration(case_timeout_);
+      if (!d.ok() || (d->unit == impairment::DurationSpec::Unit::kRtt && d->value != 0) || d->value < 0) {
+        err << "mroce-cts run: error: --case-timeout '" << case_timeout_
+            << "': expected a wall-clock duration with its unit (e.g. 300s, 10m, 1500ms), or 0 for no limit\n";
+        return harness::kExitUsage;
+      }
+      case_timeout_s = static_cast<double>(d->ToNanoseconds(0)) / 1e9;
     }
     campaign::RunSpec spec;
     spec.dut_spec = dut_;
@@ -135,6 +156,10 @@ class RunCommand : public Command {
 
     campaign::Options options;
     options.jobs = jobs_;
+    options.isolation = isolation_ == "fork"   ? campaign::Isolation::kFork
+                        : isolation_ == "none" ? campaign::Isolation::kNone
+                                               : campaign::AutoIsolation(dut_);
+    options.case_timeout_s = case_timeout_s;
     options.session.run_dir = out_;
     // The rerun of a case must run as printed from here: this program's path, and the suite and
     // catalog unless they are what a bare `run` finds.
@@ -185,7 +210,7 @@ class RunCommand : public Command {
     out << "report: " << (std::filesystem::path(out_) / "report.html").string() << "\n";
     if (run.incomplete) {
       const int sig = done.campaign.signal;
-      err << "mroce-cts run: interrupted" << (sig == SIGTERM ? " by SIGTERM" : sig == SIGINT ? " by SIGINT" : "") << ": "
+      err << "mroce-cts run: interrupted" << (sig == SIGTERM ? " by SIGTERM" : sig == SIGINT ? " by SIGINT" : sig == SIGHUP ? " by SIGHUP" : "") << ": "
           << run.tests.size() << " of " << done.planned << " cases ran; the report is marked incomplete\n";
       return harness::kExitHarnessError;
     }
@@ -205,6 +230,8 @@ class RunCommand : public Command {
   std::string shard_;
   std::string expectations_;
   std::string catalog_;
+  std::string isolation_ = "auto";
+  std::string case_timeout_ = "300s";
   bool quiet_ = false;
 };
 

@@ -1,4 +1,4 @@
-// InterruptScope: while one lives, SIGINT and SIGTERM do not end the process; they ask the running
+// InterruptScope: while one lives, SIGINT, SIGTERM and SIGHUP do not end the process; they ask the running
 // campaigns to stop (take no new task, let the running ones finish, keep every result). The
 // handlers in place before come back when the last scope ends.
 #pragma once
@@ -14,7 +14,7 @@ class InterruptScope {
   InterruptScope(const InterruptScope&) = delete;
   InterruptScope& operator=(const InterruptScope&) = delete;
 
-  // SIGINT or SIGTERM arrived while scopes were live (async-signal-safe to ask).
+  // SIGINT, SIGTERM or SIGHUP arrived while scopes were live (async-signal-safe to ask).
   [[nodiscard]] static bool Interrupted();
   // Which signal arrived first (0: none).
   [[nodiscard]] static int Signal();
