@@ -21,7 +21,9 @@ constexpr uint32_t kTriggerLength = 4321;
 bool g_triggered = false;
 mroce_dut_plugin g_inner{};
 
-int HostilePostWrite(mroce_dut_instance* dut, uint32_t conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
+// Not instrumented by UBSan in the sanitizer build: a vendor's plugin is not, and its null store must
+// reach the kernel as SIGSEGV (isolation_test.cc also turns off ASan's SEGV handler for the run).
+__attribute__((no_sanitize("undefined"))) int HostilePostWrite(mroce_dut_instance* dut, uint32_t conn, uint16_t stream, uint32_t buffer_id, uint64_t offset,
                      uint32_t length, uint64_t remote_va, uint32_t rkey, uint64_t wr_id, int has_imm, uint32_t imm,
                      mroce_dut_time_ns now) {
   if (length == kTriggerLength) {
