@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cts_test_util.h"
+#include "report_test_util.h"
 
 namespace {
 
@@ -22,25 +23,12 @@ namespace fs = std::filesystem;
 using mroce::cli::testing::Cts;
 using mroce::cli::testing::Output;
 using mroce::cli::testing::Sh;
+using mroce::cli::testing::Slurp;
+using mroce::cli::testing::Stable;
 
 const std::string kHostileSuite = MROCE_HOSTILE_SUITE;
 const std::string kHostileCase = "basic.hostile.trigger";
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// report.json without what legitimately differs between runs (wall-clock times).
-nlohmann::json Stable(const fs::path& dir) {
-  nlohmann::json j = nlohmann::json::parse(Slurp(dir / "report.json"));
-  j.erase("started_at");
-  j.erase("finished_at");
-  for (auto& t : j["tests"]) t.erase("duration_s");
-  return j;
-}
 
 class Isolation : public ::testing::Test {
  protected:

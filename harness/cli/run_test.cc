@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cts_test_util.h"
+#include "report_test_util.h"
 
 namespace {
 
@@ -22,22 +23,9 @@ using mroce::cli::testing::Cts;
 using mroce::cli::testing::CtsIn;
 using mroce::cli::testing::Sh;
 using mroce::cli::testing::Output;
+using mroce::cli::testing::Slurp;
+using mroce::cli::testing::Stable;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// report.json without the fields that legitimately differ between runs (wall-clock times).
-nlohmann::json Stable(const fs::path& dir) {
-  nlohmann::json j = nlohmann::json::parse(Slurp(dir / "report.json"));
-  j.erase("started_at");
-  j.erase("finished_at");
-  for (auto& t : j["tests"]) t.erase("duration_s");
-  return j;
-}
 
 const std::string kSuite = std::string(MROCE_RUN_SUITE);
 
