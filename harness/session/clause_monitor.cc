@@ -19,7 +19,7 @@ enum R : size_t {
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
-  kProbeSequence, kProbeTiming, kProbeAckEcho, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
+  kProbeSequence, kProbeTiming, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
 };
 
@@ -64,6 +64,7 @@ const std::vector<MonitorRule>& Rules() {
       {"probe.sequence", "MROCE-PATH-016", "PROBEs announce an epoch above the current with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
       {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
       {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
+      {"probe-ack.epoch-window", "MROCE-PATH-019", "no PROBE_ACK for a PROBE 2 or more epochs above the receiver's epoch of the path (dropped, counted in bad_epoch_rx); the receiver's epoch moves only to the next one"},
       {"connect.request", "MROCE-CONN-004", "CONNECT_REQ: reason 0, non-zero src_conn_id (MROCE-CONN-001) and nonce (MROCE-CONN-002), parameters in range"},
       {"connect.retransmission", "MROCE-CONN-005", "a CONNECT_REQ sent again is byte-identical, 1 ms after the first and doubling (1 us granularity; live: not timed), at most 7 times"},
       {"connect.accept", "MROCE-CONN-007", "CONNECT_ACK answers a CONNECT_REQ that arrived: its src_conn_id and nonce, reason 0, values at most requested"},
@@ -874,7 +875,12 @@ class Monitor {
     const wire::ProbeHeader& h = *m.prh();
     Plane(i, r, *n, m.ch.path_id);
     RxPath& x = Rx(key, *n, m.ch.path_id);
-    if (EpochAbove(m.ch.path_epoch, x.answered)) x.answered = m.ch.path_epoch;
+    // x.current is exact: every PROBE of the next epoch that arrived moved it (MROCE-PATH-019).
+    const bool in_window = !EpochAbove(m.ch.path_epoch, x.current);
+    Expect(kProbeAckEpochWindow, in_window, i,
+           "PROBE_ACK for a PROBE of an epoch 2 or more above the path's, which the receiver must drop", "ch.path_epoch",
+           x.current, m.ch.path_epoch);
+    if (in_window && EpochAbove(m.ch.path_epoch, x.answered)) x.answered = m.ch.path_epoch;
     Judged(kProbeAckEcho);
     if (!arrived_probes_.count({r.dst_host, n->dut_id, m.ch.path_id, m.ch.path_epoch, h.probe_seq, h.tx_time})) {
       Violate(kProbeAckEcho, i,
@@ -1071,9 +1077,10 @@ class Monitor {
       ++x.arrivals_since_ack;
       if (ce) ++x.ce_since_ack;
     } else if (op == Opcode::kProbe) {
-      // MROCE-PATH-019: only a PROBE above the receiver's current epoch of the path starts an epoch.
+      // MROCE-PATH-019: only a PROBE of the epoch after the receiver's current one starts an epoch
+      // (v0.2 epoch window); one further ahead is dropped (forged: no conformant sender gets there).
       RxPath& x = Rx(k->second, n, path);
-      if (EpochAbove(m->ch.path_epoch, x.current)) {
+      if (m->ch.path_epoch == static_cast<uint8_t>(x.current + 1)) {
         x.current = m->ch.path_epoch;
         x.epoch_first.try_emplace(m->ch.path_epoch, m->ch.psn);
       }
@@ -1232,8 +1239,11 @@ class Monitor {
       // does not say of which table): it may or may not count as received.
       const bool stale = path < n.num_paths && EpochAbove(Rx(key, n, path).current, m.ch.path_epoch);
       const bool fresh = path < n.num_paths && !EpochAbove(Rx(key, n, path).answered, m.ch.path_epoch);
-      add(p + "rx.probes_rx", 1, sure && fresh);
+      // A jump of 2 or more epochs (MROCE-PATH-019 window) is dropped and counted in bad_epoch_rx.
+      const bool jump = path < n.num_paths && static_cast<int8_t>(m.ch.path_epoch - Rx(key, n, path).current) > 1;
+      add(p + "rx.probes_rx", 1, sure && fresh && !jump);
       if (stale) add(p + "rx.stale_epoch_rx", 1, false);
+      if (jump) add(p + "rx.bad_epoch_rx", 1, sure);
     }
   }
 

@@ -44,6 +44,10 @@ constexpr std::array<QuirkInfo, kQuirkCount> kQuirkTable{{
     {Quirk::kIgnoreWindow, "ignore_window", "ignore the congestion window: new data beyond cwnd (the 256-PSN window still holds)"},
     {Quirk::kNoResourceLimit, "no_resource_limit",
      "accept messages beyond the per-stream window instead of NACK RESOURCE"},
+    {Quirk::kAcceptEpochJump, "accept_epoch_jump",
+     "a PROBE of any epoch serially above the path's starts that epoch (no epoch window: a forged jump stalls the path)"},
+    {Quirk::kRnrHoldTenfold, "rnr_hold_tenfold",
+     "hold an RNR-NACKed PSN for 10 x the NACK's delay (past the bound of 2 x info + 100 us)"},
 }};
 
 }  // namespace

@@ -536,7 +536,8 @@ TEST(QuirkBehaviour, EveryQuirkHasATest) {
       "skip_rkey_bounds_check", "drop_send_without_rnr", "retry_forever", "sack_off_by_one",
       "never_reintroduce_path", "no_ack_coalescing_limit", "no_rto_backoff", "accept_stale_epoch",
       "retransmit_new_psn", "retransmit_other_path", "no_ce_echo", "no_dup_ack", "ignore_window",
-      "no_resource_limit"};
+      "no_resource_limit", "accept_epoch_jump" /* receiver_test.cc ProbeEpochWindow */,
+      "rnr_hold_tenfold" /* sender_test.cc RnrHoldBounds */};
   for (const QuirkInfo& q : AllQuirks()) EXPECT_TRUE(tested.contains(q.name)) << q.name;
   EXPECT_EQ(tested.size(), AllQuirks().size());
 }

@@ -394,6 +394,12 @@ void Receiver::OnProbe(const wire::MetaPacket& pkt, TimeNs now) {
     path.counters.Add(PathCounter::kStaleEpochRx);  // MROCE-PATH-019 (table 17.3: PROBE of another epoch)
     return;
   }
+  if (diff > 1 && !c_.Quirk(Quirk::kAcceptEpochJump)) {
+    // MROCE-PATH-019 (v0.2 epoch window): a conformant sender's PROBE is of the receiver's epoch or
+    // the next one; a PROBE further ahead is forged or corrupt and must not move the path.
+    path.rx_counters.Add(PathRxCounter::kBadEpochRx);
+    return;
+  }
   path.rx_counters.Add(PathRxCounter::kProbesRx);
   if (diff > 0) {
     path.rx.Reset(pkt.ch.psn, pkt.ch.path_epoch);  // MROCE-PATH-019: new epoch, epsn = CH.psn

@@ -17,8 +17,9 @@ constexpr TimeNs kUs = kMicrosecond;
 
 class ReceiverTest : public ::testing::Test {
  protected:
-  void Start(uint8_t paths = 1) {
+  void Start(uint8_t paths = 1, const char* quirks = "") {
     EndpointConfig cfg = OnePathConfig();
+    cfg.quirks = Quirks::Parse(quirks).value();
     cfg.num_paths = paths;
     cfg.num_planes = paths;
     peer_.emplace(cfg);
@@ -336,6 +337,40 @@ TEST_F(ReceiverTest, ProbesOfTheSameNewerAndOlderEpoch) {
   out = Replies();
   ASSERT_EQ(Briefs(out), (Strings{"ACK p0 e1 epsn=501 trig=500"}));
   EXPECT_TRUE(SackBits(AckOf(out[0])).empty()) << "MROCE-ACK-002: nothing of the old epoch";
+}
+
+// MROCE-PATH-019 (v0.2 epoch window): only the current epoch or the next one is answered. A PROBE 2
+// or more epochs ahead (forged: no conformant sender gets there) is dropped, counted in
+// bad_epoch_rx, and moves nothing: data of the real epoch is still acknowledged. The quirk
+// accept_epoch_jump (the v0.1 reading) adopts it, after which the real data is stale for good.
+TEST_F(ReceiverTest, ProbeEpochWindow) {
+  for (const char* quirk : {"", "accept_epoch_jump"}) {
+    SCOPED_TRACE(*quirk ? quirk : "spec");
+    Start(1, quirk);
+    Deliver(peer().Write(0, 0));
+    (void)Replies();
+    const CounterMap before = peer().Counters();
+    for (uint8_t jump : {2, 127}) peer().Deliver(peer().Probe(0, jump, 9000, 1, 1));  // 127: the far edge
+    std::vector<Emitted> out = Replies();
+    DataArgs d = peer().Write(1, 1);
+    d.ar = true;
+    if (*quirk == 0) {
+      EXPECT_TRUE(out.empty());
+      EXPECT_EQ(peer().path(0).rx.epoch(), 0);
+      EXPECT_EQ(peer().path(0).rx.epsn(), 1u);
+      EXPECT_EQ(peer().MovedSince(before), (Moved{{"path0.rx.bad_epoch_rx", 2}}));
+      Deliver(d);
+      EXPECT_EQ(Briefs(Replies()), (Strings{"ACK p0 e0 epsn=2 trig=1"}));
+      peer().Deliver(peer().Probe(0, 1, 2, 2, 2));  // the next epoch is still adopted
+      EXPECT_EQ(Briefs(Replies()), (Strings{"PROBE_ACK p0 e1 seq=2"}));
+      EXPECT_EQ(peer().path(0).rx.epoch(), 1);
+    } else {
+      EXPECT_EQ(Briefs(out), (Strings{"PROBE_ACK p0 e2 seq=1", "PROBE_ACK p0 e127 seq=1"}));
+      EXPECT_EQ(peer().path(0).rx.epoch(), 127);
+      Deliver(d);
+      EXPECT_TRUE(Replies().empty()) << "the real epoch 0 is now stale";
+    }
+  }
 }
 
 // --- stale and duplicate data, RNR, fatal errors ---------------------------------------------------

@@ -731,6 +731,7 @@ void Sender::OnNack(const wire::MetaPacket& pkt, TimeNs now) {
       // MROCE-RNR-005: hold for info us (at least 1 us); RESOURCE: for the path's RTO.
       TimeNs delay = rnr ? std::max<TimeNs>(1, n->info) * kMicrosecond : path.rtt.rto();
       if (rnr && c_.HasVariant(Variant::kRnrHoldDouble)) delay *= 2;  // "at least info" microseconds
+      if (rnr && c_.Quirk(Quirk::kRnrHoldTenfold)) delay *= 10;       // beyond 2 x info + 100 us
       (void)path.board.Hold(n->psn, now + delay);
       path.lost.erase(std::remove(path.lost.begin(), path.lost.end(), n->psn), path.lost.end());
       if (rnr) {

@@ -19,8 +19,9 @@ constexpr TimeNs kMs = kMillisecond;
 class SenderTest : public ::testing::Test {
  protected:
   // An endpoint with `paths` paths, each on a plane of its own, connected to the scripted peer.
-  void Start(uint8_t paths = 1) {
+  void Start(uint8_t paths = 1, const char* quirks = "") {
     EndpointConfig cfg = OnePathConfig();
+    cfg.quirks = Quirks::Parse(quirks).value();
     cfg.num_paths = paths;
     cfg.num_planes = paths;
     peer_.emplace(cfg);
@@ -555,6 +556,29 @@ TEST_F(SenderTest, RnrHoldsThePsnForInfoMicrosecondsThenSendsItOnceMore) {
   EXPECT_TRUE(Settle().empty());
   EXPECT_EQ(peer().MovedSince(before), (Moved{{"conn.nack_rx", 1}, {"conn.nack_rx_rnr", 1}, {"conn.rnr_nack_rx", 1},
                                               {"path0.stale_nack_rx", 1}}));
+}
+
+// MROCE-RNR-005 (v0.2): the hold lasts at least info and at most 2 x info + 100 us. The reference
+// holds exactly info (here 30 us); the quirk rnr_hold_tenfold holds 300 us, past the 160 us bound.
+TEST_F(SenderTest, RnrHoldBounds) {
+  for (const char* quirk : {"", "rnr_hold_tenfold"}) {
+    SCOPED_TRACE(*quirk ? quirk : "spec");
+    Start(1, quirk);
+    Send(100, 1);
+    ASSERT_EQ(Settle().size(), 1u);
+    const TimeNs t0 = peer().now();
+    Deliver(peer().Nack({.code = wire::NackCode::kRnr, .psn = 0, .info = 30}));
+    const TimeNs bound = t0 + (2 * 30 + 100) * kUs;
+    peer().RunUntil(bound);
+    const Strings sent = Briefs(peer().Take());
+    if (*quirk == 0) {
+      EXPECT_EQ(sent, (Strings{"SEND p0 e0 #0 F L AR RTX"}));
+    } else {
+      EXPECT_TRUE(sent.empty());
+      peer().RunUntil(t0 + 300 * kUs);
+      EXPECT_EQ(Briefs(peer().Take()), (Strings{"SEND p0 e0 #0 F L AR RTX"}));
+    }
+  }
 }
 
 // MROCE-ERR-006: RESOURCE holds for the path's RTO (1 ms before any sample), then the same PSN goes

@@ -40,6 +40,8 @@ enum class Quirk : uint8_t {
   kNoDupAck,                // duplicates are dropped without an ACK
   kIgnoreWindow,            // ignore cwnd (the 256-PSN window still holds)
   kNoResourceLimit,         // accept messages beyond the per-stream window (no NACK RESOURCE)
+  kAcceptEpochJump,         // a PROBE any number of epochs ahead starts that epoch (v0.1 reading)
+  kRnrHoldTenfold,          // hold an RNR-NACKed PSN for 10 x info (beyond the MROCE-RNR-005 bound)
   kCount,
 };
 
