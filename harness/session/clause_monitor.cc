@@ -61,7 +61,7 @@ const std::vector<MonitorRule>& Rules() {
       {"ack.ce-count", "MROCE-ACK-004", "ce_count at most the CE-marked data packets of the path that arrived since its previous ACK", true},
       {"ack.rate-hint", "MROCE-HINT-001", "rate_hint never 0 nor 0xFFFFFFFF"},
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
-      {"probe.sequence", "MROCE-PATH-016", "PROBEs announce an epoch above the current with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
+      {"probe.sequence", "MROCE-PATH-016", "PROBEs announce the path's next epoch (current + 1) with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
       {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
       {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
       {"probe-ack.epoch-window", "MROCE-PATH-019", "no PROBE_ACK for a PROBE 2 or more epochs above the receiver's epoch of the path (dropped, counted in bad_epoch_rx); the receiver's epoch moves only to the next one"},
@@ -91,7 +91,9 @@ constexpr int64_t kLiveGraceNs = 5'000'000;  // Live DUTs: how long a frame may 
 using wire::Opcode;
 
 bool Below(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }  // serial a < b
-bool EpochAbove(uint8_t a, uint8_t b) { return static_cast<int8_t>(a - b) > 0; }
+// Epochs are 8-bit serial numbers (MROCE-PATH-008): how far `a` lies above `b`, in -128..127.
+int EpochAhead(uint8_t a, uint8_t b) { return static_cast<int8_t>(static_cast<uint8_t>(a - b)); }
+bool EpochAbove(uint8_t a, uint8_t b) { return EpochAhead(a, b) > 0; }
 std::string Str(uint64_t v) { return std::to_string(v); }
 std::string Name(Opcode op) { return std::string(wire::OpcodeName(op)); }
 
@@ -843,12 +845,26 @@ class Monitor {
            "prh.probe_seq", p.last_probe_seq + 1, h.probe_seq);
     p.last_probe_seq = h.probe_seq;
     const uint8_t cur = p.started ? p.epoch : 0;
-    Expect(kProbeSequence, EpochAbove(m.ch.path_epoch, cur), i, "PROBE does not announce an epoch above the path's current one",
-           "ch.path_epoch", static_cast<uint8_t>(cur + 1), m.ch.path_epoch);
+    // next_epoch is the current epoch + 1 (MROCE-PATH-008, table 7.2 rows 5 and 6). The frames show
+    // the epoch of the path's data; the DUT may since have been reintroduced, without sending data,
+    // into each following epoch it got 3 matching PROBE_ACKs for, and have failed again from there.
+    uint8_t reach = cur;
+    while (p.probe_acks.count(static_cast<uint8_t>(reach + 1)) && p.probe_acks[static_cast<uint8_t>(reach + 1)] >= 3 &&
+           EpochAhead(static_cast<uint8_t>(reach + 1), cur) < 127) {
+      ++reach;
+    }
+    const int ahead = EpochAhead(m.ch.path_epoch, cur);
+    Expect(kProbeSequence, ahead >= 1 && ahead <= EpochAhead(reach, cur) + 1, i,
+           "PROBE does not announce the path's next epoch (its current epoch + 1)", "ch.path_epoch",
+           static_cast<uint8_t>(reach + 1), m.ch.path_epoch);
     auto [it, fresh] = p.probe_psn.try_emplace(m.ch.path_epoch, m.ch.psn, i);
     if (fresh) {
-      Expect(kProbeSequence, m.ch.psn == p.next_new, i, "PROBE PSN is not the path's snd_nxt", "ch.psn", p.next_new,
-             m.ch.psn);
+      // The new epoch's first PSN is snd_nxt when the path failed: the data's, or the PROBEs' PSN of
+      // an epoch reintroduced without data.
+      auto before = p.probe_psn.find(static_cast<uint8_t>(m.ch.path_epoch - 1));
+      const bool via_probes = ahead > 1 && before != p.probe_psn.end();
+      const uint32_t want = via_probes ? before->second.first : p.next_new;
+      Expect(kProbeSequence, m.ch.psn == want, i, "PROBE PSN is not the path's snd_nxt", "ch.psn", want, m.ch.psn);
     } else {
       Expect(kProbeSequence, m.ch.psn == it->second.first, i, "PROBEs of one epoch with different PSNs", "ch.psn",
              it->second.first, m.ch.psn, it->second.second);
@@ -1080,7 +1096,7 @@ class Monitor {
       // MROCE-PATH-019: only a PROBE of the epoch after the receiver's current one starts an epoch
       // (v0.2 epoch window); one further ahead is dropped (forged: no conformant sender gets there).
       RxPath& x = Rx(k->second, n, path);
-      if (m->ch.path_epoch == static_cast<uint8_t>(x.current + 1)) {
+      if (EpochAhead(m->ch.path_epoch, x.current) == 1) {
         x.current = m->ch.path_epoch;
         x.epoch_first.try_emplace(m->ch.path_epoch, m->ch.psn);
       }
@@ -1240,7 +1256,7 @@ class Monitor {
       const bool stale = path < n.num_paths && EpochAbove(Rx(key, n, path).current, m.ch.path_epoch);
       const bool fresh = path < n.num_paths && !EpochAbove(Rx(key, n, path).answered, m.ch.path_epoch);
       // A jump of 2 or more epochs (MROCE-PATH-019 window) is dropped and counted in bad_epoch_rx.
-      const bool jump = path < n.num_paths && static_cast<int8_t>(m.ch.path_epoch - Rx(key, n, path).current) > 1;
+      const bool jump = path < n.num_paths && EpochAhead(m.ch.path_epoch, Rx(key, n, path).current) > 1;
       add(p + "rx.probes_rx", 1, sure && fresh && !jump);
       if (stale) add(p + "rx.stale_epoch_rx", 1, false);
       if (jump) add(p + "rx.bad_epoch_rx", 1, sure);

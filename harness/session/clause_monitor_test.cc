@@ -373,6 +373,12 @@ TEST(ClauseMonitor, ProbeRules) {
     ExpectFires(rec, "probe.sequence");
   }
   {
+    // The first PROBE announces the epoch after next (next_epoch = epoch + 1, MROCE-PATH-008).
+    RunRecord rec = Probing();
+    EditMeta(rec, Find(rec, true, Op(Opcode::kProbe), 0), [](wire::MetaPacket& m) { m.ch.path_epoch += 1; });
+    ExpectFires(rec, "probe.sequence");
+  }
+  {
     // Every PROBE after the first of its epoch, 5 us late.
     RunRecord rec = Probing();
     for (int nth = 0;; ++nth) {

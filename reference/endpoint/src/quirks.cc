@@ -48,6 +48,8 @@ constexpr std::array<QuirkInfo, kQuirkCount> kQuirkTable{{
      "a PROBE of any epoch serially above the path's starts that epoch (no epoch window: a forged jump stalls the path)"},
     {Quirk::kRnrHoldTenfold, "rnr_hold_tenfold",
      "hold an RNR-NACKed PSN for 10 x the NACK's delay (past the bound of 2 x info + 100 us)"},
+    {Quirk::kProbeEpochSkip, "probe_epoch_skip",
+     "a failed path's PROBEs announce epoch + 2 instead of next_epoch = epoch + 1 (the peer's epoch window drops them)"},
 }};
 
 }  // namespace

@@ -537,7 +537,8 @@ TEST(QuirkBehaviour, EveryQuirkHasATest) {
       "never_reintroduce_path", "no_ack_coalescing_limit", "no_rto_backoff", "accept_stale_epoch",
       "retransmit_new_psn", "retransmit_other_path", "no_ce_echo", "no_dup_ack", "ignore_window",
       "no_resource_limit", "accept_epoch_jump" /* receiver_test.cc ProbeEpochWindow */,
-      "rnr_hold_tenfold" /* sender_test.cc RnrHoldBounds */};
+      "rnr_hold_tenfold" /* sender_test.cc RnrHoldBounds */,
+      "probe_epoch_skip" /* sender_test.cc FirstProbeAnnouncesTheNextEpoch */};
   for (const QuirkInfo& q : AllQuirks()) EXPECT_TRUE(tested.contains(q.name)) << q.name;
   EXPECT_EQ(tested.size(), AllQuirks().size());
 }

@@ -546,7 +546,7 @@ void Sender::FailOver(int pi, TimeNs now) {
   path.lost.clear();
   path.released.clear();
   path.rto_deadline = kNever;
-  path.next_epoch = static_cast<uint8_t>(path.epoch + 1);  // rows 5, 6 of table 7.6
+  path.next_epoch = static_cast<uint8_t>(path.epoch + (c_.Quirk(Quirk::kProbeEpochSkip) ? 2 : 1));  // rows 5, 6 of table 7.6
   path.probe_psn = next;  // 7.8: the new epoch continues the PSN sequence
   path.rtt.Reset();       // MROCE-RTO-002: the first sample after reintroduction sets SRTT
   // MROCE-PATH-022: a path failing again within 100 ms of its reintroduction needs twice as many

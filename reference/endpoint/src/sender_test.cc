@@ -2,6 +2,8 @@
 // hand (scripted_peer.h). Work is posted with the verbs; ACKs, NACKs and PROBE_ACKs are built by
 // the test; what the sender does is read off the wire and the chapter 17 counters, exactly. Each
 // test names the clauses it checks.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "scripted_peer.h"
@@ -556,6 +558,21 @@ TEST_F(SenderTest, RnrHoldsThePsnForInfoMicrosecondsThenSendsItOnceMore) {
   EXPECT_TRUE(Settle().empty());
   EXPECT_EQ(peer().MovedSince(before), (Moved{{"conn.nack_rx", 1}, {"conn.nack_rx_rnr", 1}, {"conn.rnr_nack_rx", 1},
                                               {"path0.stale_nack_rx", 1}}));
+}
+
+// MROCE-PATH-016 with table 7.2 rows 5 and 6: the PROBEs of a failed path announce next_epoch =
+// epoch + 1; the quirk probe_epoch_skip announces epoch + 2, which the peer's epoch window drops.
+TEST_F(SenderTest, FirstProbeAnnouncesTheNextEpoch) {
+  for (const char* quirk : {"", "probe_epoch_skip"}) {
+    SCOPED_TRACE(*quirk ? quirk : "spec");
+    Start(2, quirk);
+    Write(100, 1);
+    ASSERT_EQ(Briefs(Settle()), (Strings{"WRITE p0 e0 #0 F L AR"}));
+    peer().RunUntil(7 * kMs);
+    const Strings sent = Briefs(peer().Take());
+    const std::string probe = *quirk ? "PROBE p0 e2 #1 seq=1" : "PROBE p0 e1 #1 seq=1";
+    EXPECT_NE(std::find(sent.begin(), sent.end(), probe), sent.end()) << ::testing::PrintToString(sent);
+  }
 }
 
 // MROCE-RNR-005 (v0.2): the hold lasts at least info and at most 2 x info + 100 us. The reference

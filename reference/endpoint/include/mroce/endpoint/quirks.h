@@ -42,6 +42,7 @@ enum class Quirk : uint8_t {
   kNoResourceLimit,         // accept messages beyond the per-stream window (no NACK RESOURCE)
   kAcceptEpochJump,         // a PROBE any number of epochs ahead starts that epoch (v0.1 reading)
   kRnrHoldTenfold,          // hold an RNR-NACKed PSN for 10 x info (beyond the MROCE-RNR-005 bound)
+  kProbeEpochSkip,          // a failed path's PROBEs announce epoch + 2 (next_epoch is epoch + 1)
   kCount,
 };
 
