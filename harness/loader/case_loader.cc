@@ -507,9 +507,9 @@ class CaseParser {
     for (size_t i = 0; i < n.size(); ++i) {
       std::string p = Index("script", i);
       const YAML::Node& item = n[i];
-      if (!r_.Map(item, p, {"inject", "expect", "dut"})) continue;
+      if (!r_.Map(item, p, {"inject", "expect", "dut", "respond"})) continue;
       if (item.size() != 1) {
-        r_.Error(item, p, "a step has exactly one of inject, expect, dut");
+        r_.Error(item, p, "a step has exactly one of inject, expect, dut, respond");
         continue;
       }
       std::string kind = item.begin()->first.Scalar();
@@ -548,6 +548,18 @@ class CaseParser {
         if (body["absent"]) if (auto b = r_.Bool(body["absent"], Join(bp, "absent"))) s.absent = *b;
         if (body["unordered"]) if (auto b = r_.Bool(body["unordered"], Join(bp, "unordered"))) s.unordered = *b;
         if (s.absent && s.unordered) r_.Error(body["unordered"], Join(bp, "unordered"), "an absent step cannot be unordered");
+        out->push_back(std::move(s));
+      } else if (kind == "respond") {
+        RespondStep s;
+        s.where = r_.Where(item);
+        if (!r_.Map(body, bp, {"match", "frame", "max", "path"}, {"match", "frame"})) continue;
+        if (body["match"]) s.match = ParseFields(body["match"], Join(bp, "match"), /*literal_only=*/false);
+        if (body["frame"]) s.frame = ParseFields(body["frame"], Join(bp, "frame"), /*literal_only=*/true);
+        if (body["max"]) if (auto v = r_.Int(body["max"], Join(bp, "max"), 1, 1000)) s.max = static_cast<int>(*v);
+        if (body["path"]) if (auto v = r_.Int(body["path"], Join(bp, "path"), 0, 255)) s.path = static_cast<int>(*v);
+        if (body["match"] && body["match"].IsMap() && s.match.empty()) {
+          r_.Error(body["match"], Join(bp, "match"), "must name at least one field (an empty match answers every frame)");
+        }
         out->push_back(std::move(s));
       } else {
         DutStep s;

@@ -141,7 +141,47 @@ TEST(CaseLoader, ScriptedFileLoadsSteps) {
   EXPECT_EQ(last.match[3].second.kind, FieldPattern::Kind::kAny);
 }
 
+TEST(CaseLoader, RespondStepLoads) {
+  const std::string yaml =
+      "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n"
+      "  - respond:\n"
+      "      match: {ch.opcode: 0x30, prh.probe_seq: \"$seq\"}\n"
+      "      frame: {ch.opcode: 0x31, prh.probe_seq: \"$seq\"}\n"
+      "      max: 24\n"
+      "      path: 1\n"
+      "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.opcode: 0x31}}\n";
+  auto r = LoadCaseString(yaml, "c.yaml");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  ASSERT_EQ(r.value.script.size(), 2u);
+  const auto& s = std::get<RespondStep>(r.value.script[0]);
+  ASSERT_EQ(s.match.size(), 2u);
+  EXPECT_EQ(s.match[1].second.kind, FieldPattern::Kind::kVariable);
+  EXPECT_EQ(s.frame[1].second.variable, "seq");
+  EXPECT_EQ(s.max, 24);
+  EXPECT_EQ(s.path, 1);
+  EXPECT_EQ(s.where.line, 6);
+  const auto& d = std::get<RespondStep>(r.value.script[1]);
+  EXPECT_EQ(d.max, 64);
+  EXPECT_FALSE(d.path.has_value());
+}
+
 // --- one test per kind of mistake: file:line:column and key path ----------------------------
+
+TEST(CaseLoaderErrors, RespondStepMistakes) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}}\n", 6, 14, "script[0].respond.frame",
+                 "missing required key 'frame'");
+  ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.psn: \">5\"}}\n", 6, 57,
+                 "script[0].respond.frame.ch.psn", "literal values");
+  ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.psn: 1}, max: 0}\n", 6, 66,
+                 "script[0].respond.max", "");
+  ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.psn: 1}, max: 1001}\n", 6, 66,
+                 "script[0].respond.max", "");
+  ExpectOneError(head + "  - respond: {match: {}, frame: {ch.psn: 1}}\n", 6, 22, "script[0].respond.match",
+                 "at least one field");
+  ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.psn: 1}, within: 1rtt}\n", 6, 61,
+                 "script[0].respond.within", "");
+}
 
 TEST(CaseLoaderErrors, YamlSyntax) {
   auto errs = Errors("id: a.b\ntitle: [unclosed\n");

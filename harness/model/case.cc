@@ -110,8 +110,11 @@ std::vector<std::string> Case::FeaturesUsed() const {
       }
     }
     // The data opcodes the script sends the DUT (MetaRoCE opcodes 0x01..0x06, spec table 3.3).
-    if (const auto* in = std::get_if<InjectStep>(&step)) {
-      for (const auto& [name, p] : in->frame) {
+    const FieldPatterns* sent = nullptr;
+    if (const auto* in = std::get_if<InjectStep>(&step)) sent = &in->frame;
+    if (const auto* rs = std::get_if<RespondStep>(&step)) sent = &rs->frame;
+    if (sent != nullptr) {
+      for (const auto& [name, p] : *sent) {
         if (name != "ch.opcode" || p.kind != FieldPattern::Kind::kExact) continue;
         static const char* const kByOpcode[] = {nullptr, "write", "write_imm", "send", "send_imm", "read", "read"};
         if (p.value >= 1 && p.value <= 6) f.insert(kByOpcode[p.value]);

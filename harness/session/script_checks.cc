@@ -61,6 +61,22 @@ void ScriptSteps(const CheckContext& x, std::vector<CheckResult>& out) {
   for (size_t i = 0; i < c.script.size() && i < rec.steps.size(); ++i) {
     const ScriptStepOutcome& o = rec.steps[i];
     const std::string where = ScriptWhere(StepWhere(c.script[i]));
+    if (const auto* rs = std::get_if<harness::RespondStep>(&c.script[i])) {
+      // What the standing answer did: the expect steps after it judge the DUT.
+      if (o.state == State::kNotRun) continue;
+      CheckResult cr;
+      cr.check = "respond@" + where;
+      cr.clauses = x.base.clauses;
+      cr.where = where;
+      cr.pcap = rec.pcap;
+      cr.verdict = o.state == State::kPassed ? Verdict::kPass : Verdict::kError;
+      cr.reason = o.state == State::kPassed ? "answered " + std::to_string(o.answered) + " DUT frame(s) (at most " +
+                                                  std::to_string(rs->max) + ")"
+                                            : o.reason;
+      if (o.matched_frame >= 0) cr.packet_index = rec.trace.frames[static_cast<size_t>(o.matched_frame)].frame_no;
+      out.push_back(cr);
+      continue;
+    }
     const auto* e = std::get_if<harness::ExpectStep>(&c.script[i]);
     if (e == nullptr) {
       // A refused DUT control call is the DUT's failure.

@@ -139,6 +139,7 @@ class ScriptRunner {
  private:
   bool Setup();
   void Poll();
+  void Respond();
   void RunTo(int64_t t_ns) {
     if (t_ns > bed_->now_ns()) {
       bed_->sim().RunUntil(
@@ -153,7 +154,11 @@ class ScriptRunner {
   bool DoDut(const harness::DutStep& s, ScriptStepOutcome& out);
   bool DoInject(const harness::InjectStep& s, ScriptStepOutcome& out);
   bool DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out);
-  ref::Result<std::vector<uint8_t>> BuildFrame(const harness::InjectStep& s);
+  bool DoRespond(const harness::RespondStep& s, ScriptStepOutcome& out);
+  ref::Result<std::vector<uint8_t>> BuildFrame(const harness::FieldPatterns& frame, int path,
+                                               const std::map<std::string, uint64_t>& vars);
+  // Sends a built frame from the script's host on the path's plane; false when the fabric cannot route it.
+  bool SendFrame(int path, const std::vector<uint8_t>& bytes);
   const wire::FieldMap* MapOf(size_t i);
 
   const harness::Case& case_;
@@ -179,6 +184,13 @@ class ScriptRunner {
   uint64_t next_wr_ = 1;
   std::map<size_t, wire::FieldMap> maps_;  // Decoded DUT frames by trace index.
   std::map<size_t, bool> undecodable_;
+  // Respond steps in force: the step, its outcome, the next trace index it looks at.
+  struct Responder {
+    const harness::RespondStep* step;
+    ScriptStepOutcome* out;
+    size_t next;
+  };
+  std::vector<Responder> responders_;
 };
 
 bool ScriptRunner::Setup() {
@@ -223,7 +235,63 @@ bool ScriptRunner::Setup() {
   return true;
 }
 
-void ScriptRunner::Poll() { bed_->Poll(kDutHost, nullptr, nullptr); }
+void ScriptRunner::Poll() {
+  bed_->Poll(kDutHost, nullptr, nullptr);
+  Respond();
+}
+
+// Called after every simulator event (Poll): a DUT frame is answered at the time it was sent.
+void ScriptRunner::Respond() {
+  auto& frames = rec_.trace.frames;
+  for (Responder& r : responders_) {
+    const harness::RespondStep& s = *r.step;
+    for (; r.next < frames.size() && r.out->answered < s.max && r.out->state == ScriptStepOutcome::State::kPassed; ++r.next) {
+      const FrameRecord& f = frames[r.next];
+      if (f.event != FrameRecord::Event::kTx || f.src_host != kDutHost) continue;
+      const wire::FieldMap* m = MapOf(r.next);
+      if (m == nullptr) continue;
+      MatchResult mr = Match(*m, s.match, rec_.vars);
+      if (!mr.ok()) continue;
+      std::map<std::string, uint64_t> vars = rec_.vars;  // The frame's own bindings stay with its answer.
+      for (auto& [k, v] : mr.new_vars) vars[k] = v;
+      const int path = s.path.value_or(static_cast<int>(m->GetU64("ch.path_id").value_or(0)));
+      auto bytes = BuildFrame(s.frame, path, vars);
+      std::string error;
+      if (!bytes.ok()) {
+        error = "cannot build the answer to frame " + std::to_string(f.frame_no) + ": " + bytes.error().message;
+      } else if (!SendFrame(path, bytes.value())) {
+        error = "the fabric cannot route the answer to frame " + std::to_string(f.frame_no) +
+                " (not IP/UDP or unknown destination)";
+      }
+      if (!error.empty()) {
+        r.out->state = ScriptStepOutcome::State::kError;
+        r.out->reason = ScriptWhere(s.where) + ": " + error;
+        if (rec_.harness_error.empty()) rec_.harness_error = r.out->reason;
+        break;
+      }
+      ++r.out->answered;
+      r.out->time_ns = f.time_ns;
+      r.out->matched_frame = static_cast<long>(r.next);
+    }
+  }
+}
+
+bool ScriptRunner::DoRespond(const harness::RespondStep& s, ScriptStepOutcome& out) {
+  out.state = ScriptStepOutcome::State::kPassed;
+  out.time_ns = bed_->now_ns();
+  responders_.push_back(Responder{&s, &out, consumed_});
+  Respond();  // DUT frames already sent after the last matched one.
+  return out.state == ScriptStepOutcome::State::kPassed;
+}
+
+bool ScriptRunner::SendFrame(int path, const std::vector<uint8_t>& bytes) {
+  const int plane = path % bed_->fabric().config().num_planes;
+  const uint64_t id = bed_->fabric().Send(kScriptHost, plane, bytes);
+  const auto& fr = rec_.trace.frames;
+  return id != 0 && std::none_of(fr.begin(), fr.end(), [&](const FrameRecord& r) {
+           return r.event == FrameRecord::Event::kDrop && r.packet_id == id && r.where == "fabric.route";
+         });
+}
 
 bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
   const int64_t now = bed_->now_ns();
@@ -312,18 +380,18 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
   return true;
 }
 
-ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::InjectStep& s) {
+ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::FieldPatterns& frame, int path,
+                                                          const std::map<std::string, uint64_t>& vars) {
   using K = harness::FieldPattern::Kind;
-  const int path = s.path.value_or(0);
   wire::FieldMap given;
-  for (const auto& [name, p] : s.frame) {
+  for (const auto& [name, p] : frame) {
     if (p.kind == K::kBytes) {
       given.Set(name, wire::FieldValue(p.bytes));
     } else if (p.kind == K::kExact) {
       given.Set(name, p.value);
     } else if (p.kind == K::kVariable) {
-      auto it = rec_.vars.find(p.variable);
-      if (it == rec_.vars.end()) return ref::MakeError("script.unbound", name + ": variable $" + p.variable + " is not bound");
+      auto it = vars.find(p.variable);
+      if (it == vars.end()) return ref::MakeError("script.unbound", name + ": variable $" + p.variable + " is not bound");
       given.Set(name, (it->second + static_cast<uint64_t>(p.offset)) & FieldMask(name));  // wraps like the field
     } else {
       return ref::MakeError("script.pattern", name + ": an injected frame takes literal values only, not '" + p.text + "'");
@@ -363,8 +431,8 @@ ref::Result<std::vector<uint8_t>> ScriptRunner::BuildFrame(const harness::Inject
   if (meta) {
     def("ch.ver", uint64_t{1});
     def("ch.path_id", static_cast<uint64_t>(path));
-    auto dc = rec_.vars.find("dut_conn");
-    if (dc != rec_.vars.end()) def("ch.dst_conn_id", dc->second);
+    auto dc = vars.find("dut_conn");
+    if (dc != vars.end()) def("ch.dst_conn_id", dc->second);
     const uint64_t opcode = given.GetU64("ch.opcode").value_or(0x01);
     const bool data_with_payload = (opcode == 0x01 || opcode == 0x02 || opcode == 0x03 || opcode == 0x04 || opcode == 0x06);
     if (data_with_payload && given.Contains("payload")) {
@@ -420,20 +488,14 @@ bool ScriptRunner::DoInject(const harness::InjectStep& s, ScriptStepOutcome& out
     vars["path"] = static_cast<uint64_t>(path);
     bytes = eval(s.scapy, vars);
   } else {
-    bytes = BuildFrame(s);
+    bytes = BuildFrame(s.frame, path, rec_.vars);
   }
   if (!bytes.ok()) {
     out.state = ScriptStepOutcome::State::kError;
     out.reason = ScriptWhere(s.where) + ": cannot build the injected frame: " + bytes.error().message;
     return false;
   }
-  const int plane = path % bed_->fabric().config().num_planes;
-  const uint64_t id = bed_->fabric().Send(kScriptHost, plane, bytes.value());
-  const auto& fr = rec_.trace.frames;
-  const bool unroutable = id == 0 || std::any_of(fr.begin(), fr.end(), [&](const FrameRecord& r) {
-                            return r.event == FrameRecord::Event::kDrop && r.packet_id == id && r.where == "fabric.route";
-                          });
-  if (unroutable) {
+  if (!SendFrame(path, bytes.value())) {
     out.state = ScriptStepOutcome::State::kError;
     out.reason = ScriptWhere(s.where) + ": the fabric cannot route the injected frame (not IP/UDP or unknown destination)";
     return false;
@@ -606,6 +668,8 @@ RunRecord ScriptRunner::Run() {
             bool r = DoExpect(s, out);
             if (r) cursor_ns_ = std::max(cursor_ns_, out.time_ns);
             return r;
+          } else if constexpr (std::is_same_v<T, harness::RespondStep>) {
+            return DoRespond(s, out);
           } else {
             const int64_t at = std::max(start_ns_ + s.at.ToNanoseconds(rec_.rtt_ns), cursor_ns_);
             RunTo(at);
@@ -616,7 +680,7 @@ RunRecord ScriptRunner::Run() {
           }
         },
         case_.script[i]);
-    if (!ok) {
+    if (!ok || !rec_.harness_error.empty()) {  // (a respond step may have failed meanwhile)
       // A step the harness could not carry out (a case bug, a missing interpreter) is an ERROR.
       if (out.state == ScriptStepOutcome::State::kError && rec_.harness_error.empty()) rec_.harness_error = out.reason;
       break;

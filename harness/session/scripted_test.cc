@@ -182,6 +182,61 @@ TEST(ScriptedTest, UnorderedStepsMatchAGroupInAnyOrder) {
   EXPECT_EQ(t.verdict, harness::Verdict::kPass) << t.reason;
 }
 
+// A respond step ACKs each WRITE the DUT sends with its own PSN ("$p" binds per frame), at most
+// `max` times: with max 3 nothing is retransmitted; with max 2 the third WRITE is, at its RTO.
+harness::Case RespondCase(int max, const std::string& frame_psn = "$p+1") {
+  const std::string yaml =
+      "id: t.respond\ntitle: T\nclauses: [{id: MROCE-ACK-001, level: MUST}]\nstyle: scripted\n"
+      "script:\n"
+      "  - dut: {at: 0, op: open}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x20, cmh.src_conn_id: $dut_conn, cmh.nonce: $nonce}}\n"
+      "  - inject: {at: 0, frame: {ch.opcode: 0x21, ch.dst_conn_id: $dut_conn, cmh.src_conn_id: $peer_conn, cmh.nonce: $nonce,"
+      " cmh.ver_min: 1, cmh.ver_max: 1, cmh.num_paths: 1, cmh.mtu: 4096, cmh.max_streams: 16, cmh.num_planes: 1, cmh.max_rate: 0}}\n"
+      "  - respond: {match: {ch.opcode: 0x01, ch.psn: \"$p\"}, frame: {ch.opcode: 0x10, ack.epsn: \"" + frame_psn +
+      "\", ack.trigger_psn: \"$p\", ack.rate_hint: 100000}, max: " + std::to_string(max) + "}\n"
+      "  - dut: {at: 0, op: write, size: 64, count: 3}\n"
+      "  - expect: {within: 1rtt, match: {ch.opcode: 0x01, ch.psn: 2}}\n"
+      "  - expect: {within: 3ms, match: {ch.opcode: 0x01, ch.flags.rtx: 1}, absent: " + std::string(max >= 3 ? "true" : "false") +
+      "}\n";
+  auto c = harness::LoadCaseString(yaml, "respond.yaml");
+  EXPECT_TRUE(c.ok()) << c.ErrorText();
+  return c.value;
+}
+
+TEST(ScriptedTest, RespondAnswersEachMatchingFrameWithItsOwnBindings) {
+  for (int max : {3, 2}) {
+    SCOPED_TRACE("max " + std::to_string(max));
+    const harness::Case c = RespondCase(max);
+    auto o = Options("reference");
+    RunRecord rec = SimulateScript(c, o, o.make_dut);
+    ASSERT_TRUE(rec.harness_error.empty()) << rec.harness_error;
+    ASSERT_EQ(rec.steps.size(), 7u);
+    EXPECT_EQ(rec.steps[3].answered, max);
+    EXPECT_FALSE(rec.vars.count("p")) << "a respond step's bindings stay with each answer";
+    // Each answer carries the PSN of the WRITE it answers, sent at that WRITE's time.
+    std::vector<uint64_t> acked;
+    for (const FrameRecord& f : rec.trace.frames) {
+      if (f.event != FrameRecord::Event::kTx || f.src_host != kScriptHost) continue;
+      auto fr = Trace::Decode(f);
+      if (fr.ok() && fr->meta() && fr->meta()->ch.opcode == wire::Opcode::kAck) acked.push_back(fr->meta()->ack()->epsn);
+    }
+    EXPECT_EQ(acked, (max == 3 ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2}));
+    auto t = RunCase(c, o);
+    EXPECT_EQ(t.verdict, harness::Verdict::kPass) << Explain(t);
+    const harness::CheckResult* row = Find(t, "respond@respond.yaml:9");
+    ASSERT_NE(row, nullptr) << Explain(t);
+    EXPECT_EQ(row->verdict, harness::Verdict::kPass);
+    EXPECT_EQ(row->reason, "answered " + std::to_string(max) + " DUT frame(s) (at most " + std::to_string(max) + ")");
+  }
+}
+
+TEST(ScriptedTest, RespondWithAnUnboundVariableIsAnError) {
+  auto t = RunCase(RespondCase(3, "$nope"), Options("reference"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kError) << Explain(t);
+  EXPECT_NE(t.reason.find("respond.yaml:9"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("$nope"), std::string::npos) << t.reason;
+}
+
 TEST(ScriptedTest, AnInjectedVariablePlusOffsetWrapsInTheFieldsWidth) {
   // conn_id_high gives the DUT connection id 0xFFFFFFFF: "$dut_conn+1" is 0, not a 33-bit value.
   auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/framing/conn.spoofed-conn-id.yaml");

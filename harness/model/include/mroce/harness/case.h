@@ -175,7 +175,23 @@ struct DutStep {
 // "open", "write", "read", "send", "post-recv", "close".
 [[nodiscard]] std::string_view ToString(DutStep::Action a);
 
-using ScriptStep = std::variant<InjectStep, ExpectStep, DutStep>;
+// A standing answer: from its place in the script to the script's end, the harness answers every
+// DUT frame that matches `match` (sent after the last frame an earlier expect step matched) with
+// `frame`, at once, at most `max` times. Variables of `match` that are not bound when a frame
+// matches bind for that frame's answer only ("$seq" of each PROBE), so `frame` can echo them;
+// bound ones must match. `frame` takes literal values like an inject. The answer goes on `path`,
+// else on the answered frame's ch.path_id (path 0 for a frame without one). For exchanges whose
+// length the spec leaves open (how many PROBE_ACKs reintroduce a path: MROCE-PATH-017).
+struct RespondStep {
+  FieldPatterns match;
+  FieldPatterns frame;  // Literal values only.
+  int max = 64;
+  std::optional<int> path;
+  SourceLocation where;
+  bool operator==(const RespondStep&) const = default;
+};
+
+using ScriptStep = std::variant<InjectStep, ExpectStep, DutStep, RespondStep>;
 
 // A named check (a pure function of the trace) with its parameters. `clauses` defaults to the
 // case's clauses.

@@ -64,6 +64,7 @@ struct ScriptStepOutcome {
   std::string reason;               // kFailed / kError: one line.
   harness::CheckResult detail;      // kFailed: dumps, mismatch, frame number.
   long matched_frame = -1;          // Index into the trace's frames of the matched frame.
+  int answered = 0;                 // respond: the DUT frames it answered.
 };
 
 struct RunRecord {

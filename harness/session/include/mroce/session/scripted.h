@@ -10,6 +10,9 @@
 //   expect  window [cursor, cursor + within]: the first DUT frame (sent at host 0, not matched by an
 //           earlier step) matching every pattern satisfies it; cursor := its send time. absent: no
 //           such frame in the window; cursor := window end. The first failed step ends the script.
+//   respond from now to the script's end: each DUT frame sent after the last matched one that
+//           matches is answered at once (at the frame's send time) with the step's frame, at most
+//           `max` times; unbound variables of the match bind per answered frame. cursor unchanged.
 //
 // Injected frames: codec field names, defaults filled (see below), then computed fields (lengths,
 // ethertype, checksums, CRC) filled unless the step gives them, so a wrong value can be injected.
