@@ -845,9 +845,9 @@ class Monitor {
            "prh.probe_seq", p.last_probe_seq + 1, h.probe_seq);
     p.last_probe_seq = h.probe_seq;
     const uint8_t cur = p.started ? p.epoch : 0;
-    // next_epoch is the current epoch + 1 (MROCE-PATH-008, table 7.2 rows 5 and 6). The frames show
-    // the epoch of the path's data; the DUT may since have been reintroduced, without sending data,
-    // into each following epoch it got 3 matching PROBE_ACKs for, and have failed again from there.
+    // next_epoch is the current epoch + 1 (MROCE-PATH-008, rows 5 and 6 of table 7.6). The frames
+    // show the epoch of the path's data; the DUT may since have been reintroduced, without sending
+    // data, into each following epoch it got 3 matching PROBE_ACKs for, and failed again from there.
     uint8_t reach = cur;
     while (p.probe_acks.count(static_cast<uint8_t>(reach + 1)) && p.probe_acks[static_cast<uint8_t>(reach + 1)] >= 3 &&
            EpochAhead(static_cast<uint8_t>(reach + 1), cur) < 127) {

@@ -560,7 +560,7 @@ TEST_F(SenderTest, RnrHoldsThePsnForInfoMicrosecondsThenSendsItOnceMore) {
                                               {"path0.stale_nack_rx", 1}}));
 }
 
-// MROCE-PATH-016 with table 7.2 rows 5 and 6: the PROBEs of a failed path announce next_epoch =
+// MROCE-PATH-016 with table 7.6 rows 5 and 6: the PROBEs of a failed path announce next_epoch =
 // epoch + 1; the quirk probe_epoch_skip announces epoch + 2, which the peer's epoch window drops.
 TEST_F(SenderTest, FirstProbeAnnouncesTheNextEpoch) {
   for (const char* quirk : {"", "probe_epoch_skip"}) {
