@@ -19,7 +19,7 @@ enum R : size_t {
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
-  kProbeSequence, kProbeTiming, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
+  kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
 };
 
@@ -63,6 +63,7 @@ const std::vector<MonitorRule>& Rules() {
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
       {"probe.sequence", "MROCE-PATH-016", "PROBEs announce the path's next epoch (current + 1) with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
       {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
+      {"probe.reintroduce-by", "MROCE-PATH-017", "a path is ACTIVE by its 24th consecutive matching PROBE_ACK (R <= 24): no further PROBE of the epoch after 24 in a row", true},
       {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
       {"probe-ack.epoch-window", "MROCE-PATH-019", "no PROBE_ACK for a PROBE 2 or more epochs above the receiver's epoch of the path (dropped, counted in bad_epoch_rx); the receiver's epoch moves only to the next one"},
       {"connect.request", "MROCE-CONN-004", "CONNECT_REQ: reason 0, non-zero src_conn_id (MROCE-CONN-001) and nonce (MROCE-CONN-002), parameters in range"},
@@ -87,6 +88,7 @@ const std::vector<MonitorRule>& Rules() {
 constexpr size_t kKeepPerRule = 8;
 constexpr int64_t kGranularityNs = 1000;     // Clock granularity G (table 15.1).
 constexpr int64_t kLiveGraceNs = 5'000'000;  // Live DUTs: how long a frame may sit in the DUT unseen.
+constexpr int kMaxProbeAcksNeeded = 24;      // R's upper bound (MROCE-PATH-017).
 
 using wire::Opcode;
 
@@ -127,6 +129,7 @@ struct TxPath {
   std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes;
   std::map<uint8_t, int> probe_acks;  // epoch -> matching PROBE_ACKs that arrived
   uint32_t last_probe_seq = 0;
+  int consecutive_acks = 0;  // Matching PROBE_ACKs in a row (no probe timeout between) in the last PROBE's epoch.
   // The last PROBE (epoch, probe_seq, tx_time, frame) and when a PROBE_ACK matching it first arrived.
   struct LastProbe {
     uint8_t epoch = 0;
@@ -881,6 +884,17 @@ class Monitor {
              "ns after the " + std::string(acked ? "PROBE_ACK" : "previous PROBE"), acked ? 100'000 : 1'000'000,
              static_cast<uint64_t>(at - (acked ? lp.acked_at : t_.frames[static_cast<size_t>(lp.frame)].time_ns)), lp.frame);
     }
+    // MROCE-PATH-017: R consecutive matching PROBE_ACKs make the path ACTIVE, R <= 24. A PROBE of
+    // the same epoch after an answered one continues the run; any other restarts it.
+    const bool run_goes_on = p.last_probe && p.last_probe->epoch == m.ch.path_epoch && p.last_probe->acked_at >= 0;
+    if (!run_goes_on) p.consecutive_acks = 0;
+    if (!live_ && p.consecutive_acks >= kMaxProbeAcksNeeded) {
+      Values(Violate(kProbeReintroduceBy, i,
+                     "PROBE after " + Str(static_cast<uint64_t>(p.consecutive_acks)) +
+                         " consecutive matching PROBE_ACKs: the path must be ACTIVE by the 24th",
+                     p.last_probe->frame),
+             "consecutive matching PROBE_ACKs before the PROBE", kMaxProbeAcksNeeded, p.consecutive_acks);
+    }
     p.last_probe = TxPath::LastProbe{m.ch.path_epoch, h.probe_seq, h.tx_time, i, -1};
   }
 
@@ -1107,6 +1121,7 @@ class Monitor {
       if (p.last_probe && p.last_probe->acked_at < 0 && p.last_probe->epoch == m->ch.path_epoch &&
           p.last_probe->seq == m->prh()->probe_seq && p.last_probe->tx_time == m->prh()->tx_time) {
         p.last_probe->acked_at = r.time_ns;
+        if (++p.consecutive_acks == kMaxProbeAcksNeeded && !live_) Judged(kProbeReintroduceBy);
       }
     } else if (op == Opcode::kAck) {
       TxPath& p = Tx(k->second, n, path);

@@ -173,7 +173,7 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
   // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission, a connection in ERROR. Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
-    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
+    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "probe.reintroduce-by" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
         id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush") {
       continue;
     }
@@ -359,6 +359,62 @@ TEST(ClauseMonitor, SenderSequenceRules) {
     });
     ExpectFires(rec, "data.window");
   }
+}
+
+// The Probing() trace with `extra` more answered PROBEs of the reintroduced epoch spliced in after
+// the PROBE_ACK that made the path ACTIVE (each PROBE 100 us after the previous answer, answered
+// 10 us later); the frames after them move later by the time they take.
+RunRecord ProbingWithMoreRounds(int extra) {
+  RunRecord rec = Probing();
+  const long first_probe = Find(rec, true, Op(Opcode::kProbe));
+  const uint8_t epoch = Meta(rec, static_cast<size_t>(first_probe))->ch.path_epoch;
+  const uint8_t path = Meta(rec, static_cast<size_t>(first_probe))->ch.path_id;
+  long last_probe = first_probe;  // the epoch's last PROBE
+  for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+    auto m = DutTx(rec.trace.frames[i]) ? Meta(rec, i) : std::nullopt;
+    if (m && m->ch.opcode == Opcode::kProbe && m->ch.path_id == path && m->ch.path_epoch == epoch) {
+      last_probe = static_cast<long>(i);
+    }
+  }
+  const wire::MetaPacket probe = *Meta(rec, static_cast<size_t>(last_probe));
+  const long ack = Find(rec, false, [&](const FrameRecord&, const wire::MetaPacket& m) {
+    return m.ch.opcode == Opcode::kProbeAck && m.ch.path_id == path && m.ch.path_epoch == epoch &&
+           m.prh()->probe_seq == probe.prh()->probe_seq;
+  });
+  const int64_t round = 110'000;
+  for (size_t k = static_cast<size_t>(ack) + 1; k < rec.trace.frames.size(); ++k) rec.trace.frames[k].time_ns += extra * round;
+  long at = ack;
+  for (int k = 1; k <= extra; ++k) {
+    FrameRecord p = rec.trace.frames[static_cast<size_t>(last_probe)];
+    p.time_ns = rec.trace.frames[static_cast<size_t>(ack)].time_ns + (k - 1) * round + 100'000;
+    p.frame_no = 0;
+    rec.trace.frames.insert(rec.trace.frames.begin() + at + 1, p);
+    EditMeta(rec, at + 1, [&](wire::MetaPacket& m) {
+      m.prh()->probe_seq = probe.prh()->probe_seq + static_cast<uint32_t>(k);
+      m.prh()->tx_time = probe.prh()->tx_time + static_cast<uint64_t>(k * round);
+    });
+    const long a = Duplicate(rec, at + 1, 0);
+    rec.trace.frames[static_cast<size_t>(a)] = rec.trace.frames[static_cast<size_t>(ack)];
+    rec.trace.frames[static_cast<size_t>(a)].time_ns = p.time_ns + 10'000;
+    rec.trace.frames[static_cast<size_t>(a)].frame_no = 0;
+    EditMeta(rec, a, [&](wire::MetaPacket& m) {
+      m.prh()->probe_seq = probe.prh()->probe_seq + static_cast<uint32_t>(k);
+      m.prh()->tx_time = probe.prh()->tx_time + static_cast<uint64_t>(k * round);
+    });
+    at = a;
+  }
+  return rec;
+}
+
+TEST(ClauseMonitor, ReintroducedByTheTwentyFourthProbeAck) {
+  // The reference needed 3 in a row. 21 more: ACTIVE on the 24th (legal); 22 more: a PROBE after
+  // 24 in a row (MROCE-PATH-017: R <= 24).
+  const size_t rule = Rule("probe.reintroduce-by");
+  const MonitorReport legal = RunClauseMonitor(ProbingWithMoreRounds(21));
+  EXPECT_EQ(legal.violation_counts[rule], 0u) << Describe(ProbingWithMoreRounds(21), legal);
+  EXPECT_GT(legal.judged[rule], 0u);
+  ExpectFires(ProbingWithMoreRounds(22), "probe.reintroduce-by");
+  EXPECT_EQ(RunClauseMonitor(Probing()).judged[rule], 0u);  // 3 in a row: the trigger never happened
 }
 
 TEST(ClauseMonitor, ProbeRules) {
