@@ -5,7 +5,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev
   libgtest-dev libgmock-dev zlib1g-dev libpcap-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   pybind11-dev python3-dev python3-scapy python3-pytest python3-jinja2 python3-matplotlib
-  libssl-dev tshark dpdk-dev libdpdk-dev iproute2 chromium stress-ng libxml2-utils python3-yaml
+  libssl-dev libarchive-dev zstd tshark dpdk-dev libdpdk-dev iproute2 chromium stress-ng libxml2-utils python3-yaml
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,7 +1,5 @@
-// DigestSuite (see suite_digest.h), on OpenSSL's SHA-256.
+// DigestSuite (see suite_digest.h).
 #include "mroce/campaign/suite_digest.h"
-
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,33 +8,13 @@
 #include <sstream>
 #include <vector>
 
+#include "mroce/campaign/sha256.h"
 #include "mroce/harness/case_loader.h"
 
 namespace mroce::campaign {
 namespace {
 
 namespace fs = std::filesystem;
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) { EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr); }
-  void Update(std::string_view bytes) { EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()); }
-  std::string HexDigest() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_.get(), md, &len);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < len; ++i) {
-      out += kHex[md[i] >> 4];
-      out += kHex[md[i] & 0xf];
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
-};
 
 Result<std::string> ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -26,6 +26,8 @@ std::unique_ptr<Command> MakeListCommand();
 std::unique_ptr<Command> MakeReportCommand();
 std::unique_ptr<Command> MakeDiffCommand();
 std::unique_ptr<Command> MakeMergeCommand();
+std::unique_ptr<Command> MakePackageCommand();
+std::unique_ptr<Command> MakeVerifyCommand();
 std::unique_ptr<Command> MakeValidateCommand();
 std::unique_ptr<Command> MakeDecodeCommand();
 std::unique_ptr<Command> MakeRunCommand();
