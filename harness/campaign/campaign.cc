@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,9 +128,13 @@ bool Drain(int fd, Child& c, bool is_err) {
 
 // In the child: runs the task, writes its result to `fd`, never returns.
 [[noreturn]] void ChildMain(const Task& task, const session::SessionOptions& base, const dut::Result<dut::DutSpec>& spec,
-                            int fd, int err_fd) {
+                            int fd, int err_fd, pid_t parent) {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);
   setpgid(0, 0);  // the parent ends the child and whatever the DUT started with one kill(-pid)
+  // A parent that dies without ending it (SIGKILL, a crash) takes the child along: in its own
+  // process group, nothing else would, and its watchdog died with the parent.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(3);  // the parent died before prctl
   if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
   int code = 0;
   try {
@@ -208,6 +213,7 @@ void RunForked(const std::vector<Task>& tasks, const Options& options, const std
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
+    const pid_t self = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
       for (int fd : {rp[0], rp[1], ep[0], ep[1]}) close(fd);
@@ -220,7 +226,7 @@ void RunForked(const std::vector<Task>& tasks, const Options& options, const std
         close(other.result_fd);
         close(other.err_fd);
       }
-      ChildMain(tasks[i], options.session, specs.at(tasks[i].dut_spec), rp[1], ep[1]);
+      ChildMain(tasks[i], options.session, specs.at(tasks[i].dut_spec), rp[1], ep[1], self);
     }
     setpgid(pid, pid);  // as the child does: whichever runs first
     close(rp[1]);

@@ -147,6 +147,23 @@ TEST_F(Isolation, SigtermAndSighupEndTheChildrenAndKeepTheFinishedCases) {
   }
 }
 
+// A parent killed outright (SIGKILL: no handler runs) leaves no child behind: each dies with it,
+// though in its own process group and with no watchdog left.
+TEST_F(Isolation, AChildDiesWithAParentKilledOutright) {
+  const std::string out = Dir("killed");
+  const std::string log = Dir("log");
+  Output o = Sh(std::string(MROCE_CTS_BIN) + " run --suite " + kHostileSuite + " --dut plugin:" +
+                MROCE_HOSTILE_PLUGIN_TIMER_LOOP + " --case-timeout 0 -j 3 --out " + out + " > " + log +
+                " 2>&1 & pid=$!; for i in $(seq 1 600); do grep -q '\\[2/3\\]' " + log +
+                " && break; sleep 0.1; done; kids=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p=$pid '$4 == p {print $1}');"
+                " kill -KILL $pid; wait $pid; echo rc=$? kids=$kids; for i in $(seq 1 50); do left=;"
+                " for k in $kids; do [ -d /proc/$k ] && ! grep -q '^State:.*Z' /proc/$k/status 2>/dev/null && left=\"$left $k\"; done;"
+                " [ -z \"$left\" ] && break; sleep 0.1; done; echo left=$left");
+  EXPECT_NE(o.out.find("rc=137"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("kids=\n"), std::string::npos) << "the hanging case's child was not found: " << o.out;
+  EXPECT_NE(o.out.find("left=\n"), std::string::npos) << o.out;
+}
+
 TEST_F(Isolation, BadFlags) {
   Output o = Cts("run --isolation threads --out " + Dir("x"));
   EXPECT_EQ(o.status, 2) << o.out;
