@@ -616,6 +616,16 @@ class Worker:
         return os.path.join(self.build, PLUGIN)
 
 
+def _reap(p):
+    """Waits for a killed harness; a descendant in another process group that still holds its output
+    pipe (a harness without PR_SET_PDEATHSIG for its case children) must not hang the tool."""
+    try:
+        p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.stdout.close()
+        p.wait()
+
+
 def run_suite(harness, plugin, suite_root, out_dir, timeout):
     """Runs the suite; returns (status, failing cases [(id, verdict, clauses, checks)], seconds, detail).
 
@@ -630,11 +640,11 @@ def run_suite(harness, plugin, suite_root, out_dir, timeout):
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
+        _reap(p)
         return "timeout", [], time.monotonic() - t0, "no result after %d s" % timeout
     except BaseException:
         os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
+        _reap(p)
         raise
     secs = time.monotonic() - t0
     tail = out.decode(errors="replace").strip().splitlines()[-3:]
