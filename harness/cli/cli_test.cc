@@ -25,15 +25,9 @@ using mroce::cli::testing::Output;
 
 const std::string kData = MROCE_LOADER_TESTDATA;
 
-class Cli : public ::testing::Test {
+class Cli : public mroce::cli::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("mroce_cli_test_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  Cli() : TempDirTest("cli_test") {}
 
   std::string WriteRun(const std::string& name, std::vector<std::pair<std::string, Verdict>> results) {
     mroce::harness::RunResult run;
@@ -52,7 +46,6 @@ class Cli : public ::testing::Test {
     EXPECT_TRUE(w.ok()) << w.error().message;
     return dir;
   }
-  fs::path root_;
 };
 
 TEST_F(Cli, HelpAndUsageErrors) {

@@ -2,11 +2,15 @@
 // test target) through the shell and returns its exit status and output.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <utility>
 
 namespace mroce::cli::testing {
 
@@ -36,5 +40,25 @@ inline Output Cts(const std::string& args) { return Sh(std::string(MROCE_CTS_BIN
 inline Output CtsIn(const std::string& dir, const std::string& args) {
   return Sh("cd '" + dir + "' && " + std::string(MROCE_CTS_BIN) + " " + args);
 }
+
+// A fixture with a fresh directory per test, $TMPDIR/mroce_<prefix>_<pid>_<test name>, removed after.
+class TempDirTest : public ::testing::Test {
+ protected:
+  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("mroce_" + prefix_ + "_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  // A path below the test's directory.
+  std::string Dir(const std::string& name) const { return (root_ / name).string(); }
+  std::filesystem::path root_;
+
+ private:
+  std::string prefix_;
+};
 
 }  // namespace mroce::cli::testing

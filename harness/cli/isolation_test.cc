@@ -30,16 +30,9 @@ const std::string kHostileSuite = MROCE_HOSTILE_SUITE;
 const std::string kHostileCase = "basic.hostile.trigger";
 
 
-class Isolation : public ::testing::Test {
+class Isolation : public mroce::cli::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("mroce_isolation_test_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  std::string Dir(const std::string& name) { return (root_ / name).string(); }
+  Isolation() : TempDirTest("isolation_test") {}
 
   // Runs the hostile suite against `plugin` and checks what every hostile run must give: exit 3 (an
   // ERROR verdict, not a death by signal), a complete report with the three cases, the hostile one
@@ -71,7 +64,6 @@ class Isolation : public ::testing::Test {
     return reason;
   }
 
-  fs::path root_;
 };
 
 TEST_F(Isolation, ASegfaultInAHookIsAnErrorOfItsCaseNamingTheSignalAndTheLastWords) {

@@ -37,19 +37,12 @@ nlohmann::json Report(const fs::path& dir) {
   return nlohmann::json::parse(f);
 }
 
-class Live : public ::testing::Test {
+class Live : public mroce::cli::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("mroce_live_test_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  Live() : TempDirTest("live_test") {}
   std::string Dut(const std::string& opts_and_args) const {
     return "'process:" + opts_and_args + "'";
   }
-  fs::path root_;
   const std::string refd_ = MROCE_REFD_BIN;
   const std::string suite_ = MROCE_SUITE;
 };

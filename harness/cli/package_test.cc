@@ -20,16 +20,9 @@ using mroce::cli::testing::Slurp;
 
 const std::string kSuite = std::string(MROCE_RUN_SUITE);
 
-class Package : public ::testing::Test {
+class Package : public mroce::cli::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("mroce_package_test_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  std::string Dir(const std::string& name) { return (root_ / name).string(); }
+  Package() : TempDirTest("package_test") {}
   // A run of the small suite (the whole of it unless `filter`), packaged as NAME.tar.zst.
   std::string RunAndPack(const std::string& name, const std::string& filter = "") {
     const Output r = Cts("run -q --isolation none --suite " + kSuite + " --out " + Dir("run") +
@@ -41,7 +34,6 @@ class Package : public ::testing::Test {
     return pkg;
   }
   Output Verify(const std::string& pkg) { return Cts("verify " + pkg + " --suite " + kSuite); }
-  fs::path root_;
 };
 
 TEST_F(Package, AFullConformantRunIsAcceptedAndOpensWithTarAndSha256sum) {

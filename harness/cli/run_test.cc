@@ -29,17 +29,9 @@ using mroce::cli::testing::Stable;
 
 const std::string kSuite = std::string(MROCE_RUN_SUITE);
 
-class Run : public ::testing::Test {
+class Run : public mroce::cli::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("mroce_run_test_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  std::string Dir(const std::string& name) { return (root_ / name).string(); }
-  fs::path root_;
+  Run() : TempDirTest("run_test") {}
 };
 
 TEST_F(Run, PristineReferencePassesAndWritesTheRunDirectory) {
