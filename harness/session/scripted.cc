@@ -246,8 +246,11 @@ void ScriptRunner::Respond() {
   for (Responder& r : responders_) {
     const harness::RespondStep& s = *r.step;
     for (; r.next < frames.size() && r.out->answered < s.max && r.out->state == ScriptStepOutcome::State::kPassed; ++r.next) {
-      const FrameRecord& f = frames[r.next];
-      if (f.event != FrameRecord::Event::kTx || f.src_host != kDutHost) continue;
+      // By value: sending the answer appends to the trace, which may move its frames.
+      const FrameRecord& at = frames[r.next];
+      if (at.event != FrameRecord::Event::kTx || at.src_host != kDutHost) continue;
+      const uint64_t frame_no = at.frame_no;
+      const int64_t sent_ns = at.time_ns;
       const wire::FieldMap* m = MapOf(r.next);
       if (m == nullptr) continue;
       MatchResult mr = Match(*m, s.match, rec_.vars);
@@ -258,9 +261,9 @@ void ScriptRunner::Respond() {
       auto bytes = BuildFrame(s.frame, path, vars);
       std::string error;
       if (!bytes.ok()) {
-        error = "cannot build the answer to frame " + std::to_string(f.frame_no) + ": " + bytes.error().message;
+        error = "cannot build the answer to frame " + std::to_string(frame_no) + ": " + bytes.error().message;
       } else if (!SendFrame(path, bytes.value())) {
-        error = "the fabric cannot route the answer to frame " + std::to_string(f.frame_no) +
+        error = "the fabric cannot route the answer to frame " + std::to_string(frame_no) +
                 " (not IP/UDP or unknown destination)";
       }
       if (!error.empty()) {
@@ -270,7 +273,7 @@ void ScriptRunner::Respond() {
         break;
       }
       ++r.out->answered;
-      r.out->time_ns = f.time_ns;
+      r.out->time_ns = sent_ns;
       r.out->matched_frame = static_cast<long>(r.next);
     }
   }
