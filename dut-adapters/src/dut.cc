@@ -15,6 +15,7 @@ std::string_view ProtocolName(Protocol p) {
 
 bool Capabilities::Has(std::string_view feature) const {
   if (feature == "simulated_time") return simulated_time;  // cases that need the harness's clock
+  if (feature == "raw_frames") return raw_frames;  // cases that inject their own Ethernet/IP/UDP headers
   return std::find(features.begin(), features.end(), feature) != features.end();
 }
 

@@ -107,6 +107,8 @@ Result<std::unique_ptr<ProcessDut>> ProcessDut::Create(const Options& options) {
   if (!c.ok()) return MakeError("dut.protocol", "'" + options.command + "': hello reply." + c.error().message);
   d->caps_ = std::move(c).value();
   d->caps_.simulated_time = false;
+  // Kernel UDP sockets carry only the UDP payload; a data plane of its own (DPDK ethdev) the frame.
+  d->caps_.raw_frames = options.data_plane != nullptr;
   d->caps_.max_planes = std::min<uint8_t>(d->caps_.max_planes, std::min<uint8_t>(options.max_planes, 8));
   return d;
 }

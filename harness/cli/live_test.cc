@@ -57,18 +57,23 @@ TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
   std::map<std::string, std::string> sim_verdict;
   const nlohmann::json sim_report = Report(root_ / "sim"), live_report = Report(root_ / "live");
   for (const auto& t : sim_report["tests"]) sim_verdict[t["id"]] = t["verdict"];
-  int ran = 0, skipped = 0, stalled = 0;
+  int ran = 0, skipped = 0, stalled = 0, unjudged = 0;
   for (const auto& t : live_report["tests"]) {
     const std::string id = t["id"], verdict = t["verdict"];
     if (verdict == "skip") {
       ++skipped;
       const std::string reason = t["reason"];
-      EXPECT_TRUE(reason.find("simulated clock") != std::string::npos || reason.find("simulated_time") != std::string::npos)
+      EXPECT_TRUE(reason.find("simulated clock") != std::string::npos || reason.find("kernel UDP sockets") != std::string::npos)
           << id << ": skipped for another reason: " << reason;
       continue;
     }
     ++ran;
     const std::string reason = t.value("reason", "");
+    if (verdict == "inconclusive" && sim_verdict[id] == "pass" && reason.find("not judged live") != std::string::npos) {
+      // A scripted step whose window the live path's latency or a stall leaves undecided.
+      ++unjudged;
+      continue;
+    }
     if (verdict == "inconclusive" && reason.find("live DUT went unserved") != std::string::npos) {
       // The host was too loaded in every run of this case (3 runs): the harness said so instead
       // of blaming the DUT. Tolerated for a few cases on a busy CI machine, never a fail.
@@ -85,10 +90,13 @@ TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
     EXPECT_EQ(verdict, sim_verdict[id]) << id << ": " << reason << " (stall " << t.value("stall_ms", 0.0) << " ms, "
                                         << t.value("attempts", 1) << " run(s))";
   }
-  EXPECT_GE(ran, 30) << "the live-capable part of the suite shrank";
+  // Scripted cases run live too (packetdrill-style, windows widened by the calibrated latency):
+  // 207 of the 229 cases ran on an idle 2-core host, 11 of them left undecided by latency.
+  EXPECT_GE(ran, 190) << "the live-capable part of the suite shrank";
+  EXPECT_LE(unjudged, ran / 10) << "more than a tenth of the live cases went unjudged";
   EXPECT_EQ(ran + skipped, static_cast<int>(sim_verdict.size()));
   EXPECT_NE(live_report["dut"].dump().find("mroce-refd"), std::string::npos);
-  if (stalled == 0) {
+  if (stalled == 0 && unjudged == 0) {
     EXPECT_EQ(live.status, 0) << live.out;
   } else if (stalled > 3) {
     // Every judged case agreed (else the test failed above); the host was too loaded to judge

@@ -191,7 +191,7 @@ class CaseParser {
   Case Parse(const YAML::Node& root) {
     Case c;
     c.where = {r_.file(), 1, 1};
-    if (!r_.Map(root, "", {"id", "title", "description", "clauses", "requires", "tags", "topology",
+    if (!r_.Map(root, "", {"id", "title", "description", "clauses", "requires", "simulated_time_reason", "tags", "topology",
                            "impairments", "style", "workload", "script", "checks", "timeouts"},
                 {"id", "title", "clauses", "style"})) {
       return c;
@@ -220,6 +220,22 @@ class CaseParser {
           }
         }
       }
+    }
+    // A live DUT is told why it cannot be judged on such a case: the reason is not optional.
+    const bool needs_sim = std::find(c.requires_caps.begin(), c.requires_caps.end(), "simulated_time") != c.requires_caps.end();
+    if (root["simulated_time_reason"]) {
+      if (auto s = r_.String(root["simulated_time_reason"], "simulated_time_reason")) {
+        c.simulated_time_reason = Trim(*s);
+        if (!needs_sim) {
+          r_.Error(root["simulated_time_reason"], "simulated_time_reason", "given, but 'requires' does not list simulated_time");
+        } else if (c.simulated_time_reason.empty()) {
+          r_.Error(root["simulated_time_reason"], "simulated_time_reason", "must not be empty");
+        }
+      }
+    } else if (needs_sim) {
+      r_.Error(root["requires"], "requires",
+               "simulated_time needs a 'simulated_time_reason': why a live DUT cannot be judged on this case (the report "
+               "tells the DUT's vendor)");
     }
     if (root["tags"]) {
       if (auto l = r_.StringList(root["tags"], "tags")) c.tags = *l;

@@ -279,6 +279,22 @@ TEST(CaseLoaderErrors, UnknownRequirement) {
                  4, 19, "requires", "unknown requirement 'multipth' (known: write, write_imm");
 }
 
+// A case that cannot be judged live says why: the reason is what a live DUT's report shows.
+TEST(CaseLoaderErrors, SimulatedTimeNeedsItsReason) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\n";
+  const std::string tail = "style: end-to-end\nworkload: {ops: [{op: write, size: 8}]}\nchecks: [c]\n";
+  ExpectOneError(head + "requires: [write, simulated_time]\n" + tail, 4, 11, "requires",
+                 "simulated_time needs a 'simulated_time_reason'");
+  ExpectOneError(head + "requires: [write]\nsimulated_time_reason: \"x\"\n" + tail, 5, 24, "simulated_time_reason",
+                 "given, but 'requires' does not list simulated_time");
+  ExpectOneError(head + "requires: [write, simulated_time]\nsimulated_time_reason: \"  \"\n" + tail, 5, 24,
+                 "simulated_time_reason", "must not be empty");
+  auto ok = LoadCaseString(head + "requires: [write, simulated_time]\nsimulated_time_reason: \"sub-us timer\"\n" + tail,
+                               "x.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.ErrorText();
+  EXPECT_EQ(ok.value.simulated_time_reason, "sub-us timer");
+}
+
 // Every bundled case lists in `requires` each optional feature its content uses, so a DUT without
 // one gets SKIP naming it (not a FAIL for a feature it never claimed), and the list is visible.
 TEST(BundledSuite, EveryCaseDeclaresTheFeaturesItUses) {
@@ -307,6 +323,22 @@ TEST(CaseFeatures, ReadFromWorkloadScriptAndTopology) {
                             "c.yaml");
   ASSERT_TRUE(one.ok()) << one.ErrorText();
   EXPECT_EQ(one.value.FeaturesUsed(), (std::vector<std::string>{"write"}));
+}
+
+// A script that injects a header field a kernel UDP socket rewrites needs a data plane carrying
+// whole frames; addresses, ports and ECN travel per datagram and need none.
+TEST(CaseFeatures, RawFramesFromInjectedHeaderFields) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  auto raw = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, udp.checksum: 4660}}\n", "c.yaml");
+  ASSERT_TRUE(raw.ok()) << raw.ErrorText();
+  EXPECT_EQ(raw.value.FeaturesUsed(), (std::vector<std::string>{"raw_frames"}));
+  auto carried = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, ip4.ecn: 3, udp.sport: 50000}}\n", "c.yaml");
+  ASSERT_TRUE(carried.ok()) << carried.ErrorText();
+  EXPECT_TRUE(carried.value.FeaturesUsed().empty());
+  for (const char* f : {"eth.dst", "eth.type", "ip4.ttl", "ip4.flags", "ip4.total_len", "udp.length", "vlan.vid"}) {
+    EXPECT_TRUE(NeedsRawFrames(f)) << f;
+  }
+  for (const char* f : {"ip4.src", "ip4.ecn", "udp.sport", "ch.opcode", "crc", "payload"}) EXPECT_FALSE(NeedsRawFrames(f)) << f;
 }
 
 TEST(CaseLoaderErrors, BadId) {

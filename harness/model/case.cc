@@ -85,8 +85,20 @@ Level Case::level() const {
 const std::vector<std::string>& KnownRequirements() {
   static const std::vector<std::string> k = {"write",     "write_imm",  "send",      "send_imm",    "read",
                                              "multipath", "multiplane", "telemetry", "state_bytes", "rate_hint",
-                                             "ecn",       "simulated_time"};
+                                             "ecn",       "simulated_time", "raw_frames"};
   return k;
+}
+
+bool NeedsRawFrames(std::string_view field) {
+  // What a kernel UDP socket carries per datagram besides the payload: addresses, ports, ECN and
+  // DSCP (IP_TOS). Every other Ethernet, IP or UDP header field it writes itself.
+  static const char* const kCarried[] = {"ip4.src", "ip4.dst", "ip4.ecn", "ip4.dscp", "ip6.src", "ip6.dst",
+                                         "ip6.ecn", "ip6.dscp", "udp.sport", "udp.dport"};
+  for (const char* c : kCarried) {
+    if (field == c) return false;
+  }
+  return field.rfind("eth.", 0) == 0 || field.rfind("ip4.", 0) == 0 || field.rfind("ip6.", 0) == 0 ||
+         field.rfind("udp.", 0) == 0 || field.rfind("vlan.", 0) == 0;
 }
 
 std::vector<std::string> Case::FeaturesUsed() const {
@@ -113,8 +125,10 @@ std::vector<std::string> Case::FeaturesUsed() const {
     const FieldPatterns* sent = nullptr;
     if (const auto* in = std::get_if<InjectStep>(&step)) sent = &in->frame;
     if (const auto* rs = std::get_if<RespondStep>(&step)) sent = &rs->frame;
+    if (const auto* in = std::get_if<InjectStep>(&step); in != nullptr && !in->scapy.empty()) f.insert("raw_frames");
     if (sent != nullptr) {
       for (const auto& [name, p] : *sent) {
+        if (NeedsRawFrames(name)) f.insert("raw_frames");
         if (name != "ch.opcode" || p.kind != FieldPattern::Kind::kExact) continue;
         static const char* const kByOpcode[] = {nullptr, "write", "write_imm", "send", "send_imm", "read", "read"};
         if (p.value >= 1 && p.value <= 6) f.insert(kByOpcode[p.value]);

@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "mroce/dut/reference_dut.h"
+#include "mroce/session/calibrate.h"
 #include "mroce/session/checks.h"
 #include "mroce/session/scripted.h"
 #include "mroce/session/session.h"
@@ -16,9 +18,32 @@ namespace {
 
 // Judges one run of the case into `t` (verdict, checks, evidence, series); returns the DUT's
 // longest stall.
-int64_t RunAttempt(const harness::Case& c, const SessionOptions& options, harness::TestResult& t) {
+// `silent`: a live DUT sent nothing at all in the window of a step that failed, which a starved DUT
+// (or path) would do too.
+int64_t RunAttempt(const harness::Case& c, const SessionOptions& base, bool live, harness::TestResult& t, bool* silent) {
   const bool scripted = c.style == harness::Style::kScripted;
+  // A scripted case on a live DUT: the live path's own round trip, measured now (this attempt's
+  // load), widens the expect windows (calibrate.h).
+  SessionOptions options = base;
+  std::optional<harness::CheckResult> calibration;
+  if (scripted && live) {
+    const LiveCalibration cal = CalibrateLive(base);
+    harness::CheckResult row;
+    row.check = "live-calibration";
+    row.verdict = cal.ok ? harness::Verdict::kPass : harness::Verdict::kSkip;
+    std::ostringstream why;
+    why << cal.Describe() << "; expect windows use a live RTT of " << std::fixed << std::setprecision(1)
+        << static_cast<double>(cal.fabric_rtt_ns + cal.rtt_extra_ns) / 1000.0 << " us plus a "
+        << static_cast<double>(base.max_stall_ns) / 1000.0 << " us stall allowance";
+    if (!cal.ok) why << " (the stall allowance only)";
+    row.reason = why.str();
+    if (cal.ok) options.live_rtt_extra_ns = cal.rtt_extra_ns;
+    calibration = row;
+  }
   RunRecord rec = Simulate(c, options);
+  *silent = live && std::any_of(rec.steps.begin(), rec.steps.end(), [](const ScriptStepOutcome& o) {
+    return o.state == ScriptStepOutcome::State::kFailed && o.nothing_came;
+  });
   t.stall_ms = static_cast<double>(rec.stall_ns) / 1e6;
   if (!rec.pcap.empty()) {
     t.evidence.push_back(rec.pcap);
@@ -45,6 +70,7 @@ int64_t RunAttempt(const harness::Case& c, const SessionOptions& options, harnes
     if (!reference->pcap.empty()) t.evidence.push_back(reference->pcap);
   }
   t.checks = RunChecks(c, rec, reference ? &*reference : nullptr, options.catalog);
+  if (calibration) t.checks.insert(t.checks.begin(), *calibration);
   t.verdict = harness::CombineChecks(t.checks);
   for (const auto& ch : t.checks) {
     if (ch.verdict == t.verdict && t.verdict != harness::Verdict::kPass) {
@@ -99,12 +125,6 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     }
     const dut::Capabilities caps = probe.value()->Caps();
     live = !caps.simulated_time;
-    if (c.style == harness::Style::kScripted && !caps.simulated_time) {
-      t.verdict = harness::Verdict::kSkip;
-      t.reason = "scripted cases need a DUT on the harness's simulated clock; this DUT runs live";
-      t.skip_cause = "harness";
-      return t;
-    }
     // What the case declares, and the optional features its content uses (declared or not).
     std::vector<std::string> needs = c.requires_caps;
     for (const std::string& f : c.FeaturesUsed()) {
@@ -113,9 +133,16 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     for (const std::string& need : needs) {
       if (!caps.Has(need)) {
         t.verdict = harness::Verdict::kSkip;
-        t.reason = "DUT lacks capability '" + need + "'";
-        // simulated_time is no protocol feature: a live DUT could have been judged by a live harness.
-        t.skip_cause = need == "simulated_time" ? "harness" : "feature";
+        t.reason = need == "simulated_time"
+                       ? "the case needs the harness's simulated clock, this DUT runs live" +
+                             (c.simulated_time_reason.empty() ? std::string() : ": " + c.simulated_time_reason)
+                       : "DUT lacks capability '" + need + "'";
+        if (need == "raw_frames") {
+          t.reason = "the case injects Ethernet/IP/UDP header fields that this DUT's data plane (kernel UDP sockets) "
+                     "rebuilds: it cannot reach the DUT as the case sends it (a dpdk: data plane carries whole frames)";
+        }
+        // simulated_time and raw_frames are no protocol features: the harness's limits with this DUT.
+        t.skip_cause = need == "simulated_time" || need == "raw_frames" ? "harness" : "feature";
         return t;
       }
     }
@@ -129,7 +156,8 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
   for (int attempt = 1;; ++attempt) {
     harness::TestResult a = t;
     const int64_t began = MonotonicNs();
-    int64_t stall = RunAttempt(c, options, a);
+    bool silent = false;
+    int64_t stall = RunAttempt(c, options, live, a, &silent);
     const int64_t ended = MonotonicNs();
     if (live) {  // the simulated clock never stalls, whatever other processes do
       for (const std::string& log : options.stall_logs) stall = std::max(stall, LongestLoggedStall(log, began, ended));
@@ -138,6 +166,10 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     a.attempts = attempt;
     const bool judged = stall <= options.max_stall_ns || a.verdict == harness::Verdict::kPass ||
                         a.verdict == harness::Verdict::kError;
+    // A live DUT that sent nothing at all where a frame was due, with no stall measured: a
+    // starvation the stall detector did not see looks the same, so the case is run again; a DUT
+    // that never answers fails every run.
+    if (judged && silent && a.verdict == harness::Verdict::kFail && attempt < attempts) continue;
     if (!judged && attempt < attempts) continue;
     if (judged) return finish(std::move(a));
     std::ostringstream why;

@@ -99,12 +99,19 @@ void ScriptSteps(const CheckContext& x, std::vector<CheckResult>& out) {
     switch (o.state) {
       case State::kPassed:
         cr.verdict = Verdict::kPass;
-        cr.reason.clear();
+        cr.reason = o.live_window;  // empty on the simulated clock
         if (o.matched_frame >= 0) cr.packet_index = rec.trace.frames[static_cast<size_t>(o.matched_frame)].frame_no;
         break;
       case State::kFailed: {
         cr.verdict = Verdict::kFail;
         // The check's name already says where; do not repeat it at the front of the reason.
+        const std::string prefix = where + ": ";
+        cr.reason = o.reason.rfind(prefix, 0) == 0 ? o.reason.substr(prefix.size()) : o.reason;
+        if (!o.live_window.empty()) cr.reason += " (" + o.live_window + ")";
+        break;
+      }
+      case State::kUnjudged: {
+        cr.verdict = Verdict::kInconclusive;
         const std::string prefix = where + ": ";
         cr.reason = o.reason.rfind(prefix, 0) == 0 ? o.reason.substr(prefix.size()) : o.reason;
         break;
@@ -166,6 +173,7 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
       }
       break;
     }
+    if (d.state == State::kUnjudged) continue;  // An absent step nothing was judged by.
     if (d.state != State::kPassed) break;  // Judged by the step's own check.
     if (e->absent || d.matched_frame < 0 || r.matched_frame < 0) continue;
     const FrameRecord& df = dut.trace.frames[static_cast<size_t>(d.matched_frame)];
@@ -185,7 +193,15 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
       for (const auto& [name, value] : dut.vars) {
         if (auto it = ref.vars.find(name); it != ref.vars.end()) ctx.same_binding.emplace_back(value, it->second);
       }
-      for (SpecDifference& sd : CompareBySpec(*dframe, *rframe, *x.catalog, ctx, StepFree(*e))) {
+      std::vector<std::string> free = StepFree(*e);
+      if (!dut.dut_caps.simulated_time) {
+        // A live DUT's timing is the host's, not the fabric's: a field the spec ties to when the
+        // frame left (ack.ack_delay) says what its own clock saw, which the reference's cannot bound.
+        for (const harness::FieldRule& fr : x.catalog->field_rules()) {
+          if (fr.constraint.find("frame.time") != std::string::npos) free.push_back(fr.field);
+        }
+      }
+      for (SpecDifference& sd : CompareBySpec(*dframe, *rframe, *x.catalog, ctx, free)) {
         diffs.push_back({sd.field, sd.expected, sd.actual, sd.rule, sd.clauses});
       }
     } else {

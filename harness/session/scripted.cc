@@ -9,6 +9,7 @@
 
 #include "mroce/session/testbed.h"
 #include "mroce/sim/rng.h"
+#include "mroce/sim/wall_clock_driver.h"
 #include "mroce/wire/dump.h"
 #include "mroce/wire/field_map.h"
 #include "mroce/wire/frame.h"
@@ -170,6 +171,11 @@ class ScriptRunner {
   DutPort* port_ = nullptr;
   int64_t start_ns_ = 0;
   int64_t cursor_ns_ = 0;
+  // Live DUTs: the wall clock less the simulated one when the cursor last moved. A harness that
+  // cannot keep up with the DUT's ticks lets its simulated clock fall behind the wall clock (it
+  // never runs ahead), so a simulated interval can be shorter than the DUT's own.
+  int64_t cursor_lag_ns_ = 0;
+  [[nodiscard]] int64_t Lag() const { return sim::MonotonicWallNs() - bed_->now_ns(); }
   size_t consumed_ = 0;  // DUT frames up to this trace index were matched by an expect (or are older).
   // The current group of unordered expect steps: where it started, the frames it took, its end.
   bool in_group_ = false;
@@ -520,6 +526,7 @@ const wire::FieldMap* ScriptRunner::MapOf(size_t i) {
 }
 
 bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out) {
+  const int64_t wall_entry = sim::MonotonicWallNs();
   if (s.unordered && !in_group_) {
     in_group_ = true;
     group_consumed_ = group_end_consumed_ = consumed_;
@@ -528,13 +535,49 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
   } else if (!s.unordered) {
     in_group_ = false;
   }
-  const int64_t from = s.unordered ? group_from_ns_ : cursor_ns_;
+  int64_t from = s.unordered ? group_from_ns_ : cursor_ns_;
   const size_t first = s.unordered ? group_consumed_ : consumed_;
-  const int64_t until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns));
+  int64_t until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns));
+  int64_t absent_end = until;  // where an absent step leaves the script's cursor
+  int64_t live_edge = 0;       // live DUTs, absent steps: the unjudged end of the window
+  if (!rec_.dut_caps.simulated_time) {
+    // A live DUT (SessionOptions::live_rtt_extra_ns): only timing widens.
+    const int64_t extra = std::max<int64_t>(0, opt_.live_rtt_extra_ns);
+    std::ostringstream note;
+    if (!s.absent) {
+      until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns + extra)) + opt_.max_stall_ns;
+      note << "live window " << s.within.ToString() << " at a live RTT of " << (rec_.rtt_ns + extra) / 1000.0
+           << " us + " << opt_.max_stall_ns / 1000.0 << " us stall allowance = " << (until - from) / 1000.0 << " us";
+    } else {
+      // Measured at the live RTT like the others when written in RTTs (a DUT's RTT-driven timers
+      // run on the RTT it sees), as written when absolute (the spec's fixed timers). The frame that
+      // opened the window may have been stamped late by as much as the path's latency, so the last
+      // `edge` of the window is not judged: a frame there may have left the DUT after the window.
+      until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns + extra));
+      absent_end = until;
+      live_edge = extra + rec_.rtt_ns;
+      until -= live_edge;
+      note << "live window " << s.within.ToString() << " at a live RTT of " << (rec_.rtt_ns + extra) / 1000.0
+           << " us, its last " << live_edge / 1000.0 << " us (the path's latency) not judged";
+      if (from >= until) {
+        out.state = ScriptStepOutcome::State::kUnjudged;
+        out.time_ns = absent_end;
+        out.live_window = note.str();
+        out.reason = ScriptWhere(s.where) + ": not judged live: the " + s.within.ToString() + " (" +
+                     std::to_string(absent_end - from) + " ns) window in which the frame must be absent is no longer than "
+                     "the live path's latency (" + std::to_string(live_edge) + " ns): a frame seen in it may have left the DUT "
+                     "after the window (the case needs the harness's simulated clock)";
+        RunTo(absent_end);
+        return true;
+      }
+    }
+    out.live_window = note.str();
+  }
   auto& frames = rec_.trace.frames;
   size_t scan = first;
   long found = -1;
   MatchResult found_match;
+  int64_t found_lag = 0;  // Lag() when the frame was found (it is polled as it arrives)
   auto scan_new = [&]() {
     for (; scan < frames.size() && found < 0; ++scan) {
       const FrameRecord& r = frames[scan];
@@ -546,11 +589,12 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
       if (mr.ok()) {
         found = static_cast<long>(scan);
         found_match = std::move(mr);
+        found_lag = Lag();
       }
     }
     return found >= 0;
   };
-  if (!scan_new()) {
+  auto run_until = [&] {  // until a matching frame or `until`
     bed_->sim().RunUntil(
         [&] {
           Poll();
@@ -558,19 +602,75 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
         },
         Time::FromNanos(until));
     Poll();
+  };
+  if (!scan_new()) run_until();
+  if (found < 0 && !s.absent && !rec_.dut_caps.simulated_time) {
+    // A simulated clock that was behind the wall clock catches up faster than it: the window must
+    // also have lasted its length on the wall clock before a frame is missing.
+    const int64_t wall_end = wall_entry + (until - from);
+    for (int64_t left; found < 0 && (left = wall_end - sim::MonotonicWallNs()) > 0;) {
+      until = std::max(until, bed_->now_ns() + left);
+      run_until();
+    }
   }
   const std::string pcap = rec_.pcap;
   if (s.absent) {
     if (found < 0) {
-      RunTo(until);
+      RunTo(absent_end);
       out.state = ScriptStepOutcome::State::kPassed;
-      out.time_ns = until;
+      out.time_ns = absent_end;
       return true;
     }
     const FrameRecord& r = frames[static_cast<size_t>(found)];
-    out.state = ScriptStepOutcome::State::kFailed;
     out.time_ns = r.time_ns;
     out.matched_frame = found;
+    if (live_edge > 0) {
+      // The harness left the DUT unserved for `stall` at some point: a frame may have waited that
+      // long before it was stamped. One that close to either edge of the window may have left the
+      // DUT outside it: starvation is inconclusive, never a failure. A window written in RTTs was
+      // stretched to the live RTT: a frame in it may be one the DUT's own timers sent on that RTT
+      // (an RTO of a few live RTTs), which the script's fabric RTT did not allow for.
+      const int64_t stall = bed_->Device(kDutHost).LongestStall() + rec_.rtt_ns;
+      const bool stretched = s.within.ToNanoseconds(rec_.rtt_ns) != s.within.ToNanoseconds(rec_.rtt_ns + opt_.live_rtt_extra_ns);
+      if (stretched) {
+        out.state = ScriptStepOutcome::State::kUnjudged;
+        out.reason = ScriptWhere(s.where) + ": not judged live: the DUT sent a frame the script says must be absent (frame " +
+                     std::to_string(r.frame_no) + ", " + std::to_string(r.time_ns - from) + " ns into the " +
+                     s.within.ToString() + " window as stretched to the live RTT), but a timer of the DUT's own, running on "
+                     "that RTT, may have sent it";
+        out.detail.actual_packet = Trace::Dump(r);
+        RunTo(absent_end);
+        out.time_ns = absent_end;
+        return true;
+      }
+      // On the wall clock the frame came this long after the window opened (the window opened at
+      // the cursor, or at the group's start: the same cursor).
+      const int64_t wall_into = r.time_ns - from + (found_lag - cursor_lag_ns_);
+      if (wall_into < 0 || wall_into > absent_end - live_edge - from) {
+        out.state = ScriptStepOutcome::State::kUnjudged;
+        out.reason = ScriptWhere(s.where) + ": not judged live: the DUT sent a frame the script says must be absent (frame " +
+                     std::to_string(r.frame_no) + ", " + std::to_string(r.time_ns - from) +
+                     " ns into the window on the simulated clock), but the harness's clock fell behind the wall clock by " +
+                     std::to_string(found_lag - cursor_lag_ns_) + " ns meanwhile: on the wall clock it came " +
+                     std::to_string(wall_into) + " ns into the window, in its unjudged end";
+        out.detail.actual_packet = Trace::Dump(r);
+        RunTo(absent_end);
+        out.time_ns = absent_end;
+        return true;
+      }
+      if (r.time_ns < from + stall || r.time_ns > absent_end - stall) {
+        out.state = ScriptStepOutcome::State::kUnjudged;
+        out.reason = ScriptWhere(s.where) + ": not judged live: the DUT sent a frame the script says must be absent (frame " +
+                     std::to_string(r.frame_no) + ", " + std::to_string(r.time_ns - from) +
+                     " ns into the window), but the DUT was left unserved for up to " + std::to_string(stall) +
+                     " ns in this run, long enough for a frame sent outside the window to be seen in it";
+        out.detail.actual_packet = Trace::Dump(r);
+        RunTo(absent_end);
+        out.time_ns = absent_end;
+        return true;
+      }
+    }
+    out.state = ScriptStepOutcome::State::kFailed;
     out.reason = ScriptWhere(s.where) + ": the DUT sent a frame the script says must be absent (frame " +
                  std::to_string(r.frame_no) + " of " + (pcap.empty() ? "the DUT trace" : pcap) + ", at " +
                  std::to_string(r.time_ns - from) + " ns into the " + s.within.ToString() + " window)";
@@ -629,6 +729,7 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
   harness::CheckResult& d = out.detail;
   d.expected_packet = ScriptPacket(s.match, rec_.vars, false);
   if (best < 0) {
+    out.nothing_came = true;
     out.reason = ScriptWhere(s.where) + ": no frame from the DUT within " + s.within.ToString() + " (" +
                  std::to_string(until - from) + " ns)";
     return false;
@@ -660,8 +761,16 @@ RunRecord ScriptRunner::Run() {
     }
     return std::move(rec_);
   };
+  const int64_t wall_setup = sim::MonotonicWallNs();
   if (!Setup()) return done();
+  if (!rec_.dut_caps.simulated_time) {
+    // Setup blocked the simulation on the DUT's control calls while the wall clock ran on: let
+    // the simulated clock catch up with the wall clock (it never runs ahead) before the script
+    // starts, or the first intervals would be measured short while it does.
+    RunTo(bed_->now_ns() + (sim::MonotonicWallNs() - wall_setup));
+  }
   start_ns_ = cursor_ns_ = bed_->now_ns();
+  cursor_lag_ns_ = Lag();
   for (size_t i = 0; i < case_.script.size(); ++i) {
     ScriptStepOutcome& out = rec_.steps[i];
     bool ok = std::visit(
@@ -669,7 +778,7 @@ RunRecord ScriptRunner::Run() {
           using T = std::decay_t<decltype(s)>;
           if constexpr (std::is_same_v<T, harness::ExpectStep>) {
             bool r = DoExpect(s, out);
-            if (r) cursor_ns_ = std::max(cursor_ns_, out.time_ns);
+            if (r && out.time_ns > cursor_ns_) cursor_ns_ = out.time_ns, cursor_lag_ns_ = Lag();
             return r;
           } else if constexpr (std::is_same_v<T, harness::RespondStep>) {
             return DoRespond(s, out);
@@ -678,6 +787,7 @@ RunRecord ScriptRunner::Run() {
             RunTo(at);
             out.time_ns = bed_->now_ns();
             cursor_ns_ = out.time_ns;
+            cursor_lag_ns_ = Lag();
             if constexpr (std::is_same_v<T, harness::InjectStep>) return DoInject(s, out);
             else return DoDut(s, out);
           }

@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <deque>
 #include <filesystem>
 
 #include "mroce/dut/dut_spec.h"
 #include "mroce/harness/case_loader.h"
 #include "mroce/harness/catalog_loader.h"
+#include "mroce/session/calibrate.h"
 #include "mroce/session/session.h"
 #ifdef MROCE_HAVE_SCAPY_EVAL
 #include "mroce/session/scapy_eval.h"
@@ -441,6 +444,187 @@ TEST(ScriptedTest, ScapyInjection) {
   EXPECT_EQ(tb.verdict, harness::Verdict::kError) << Explain(tb);
   EXPECT_NE(tb.reason.find("no_such_function"), std::string::npos) << tb.reason;
 #endif
+}
+
+// --- live DUTs: a wall-clock path's latency widens expect windows, nothing else -------------------
+
+// A device that answers like the one it wraps, `lag_ns` later (every frame it sends is held that
+// long): a live DUT behind a slow path, on the simulated clock so the test is deterministic. It
+// reports itself live unless `claims_simulated_time`.
+class LaggingDut final : public dut::Dut {
+ public:
+  LaggingDut(std::unique_ptr<dut::Dut> inner, int64_t lag_ns, bool claims_simulated_time = false)
+      : inner_(std::move(inner)), lag_ns_(lag_ns), sim_(claims_simulated_time), sink_(this) {}
+  std::string Identity() const override { return "lagging:" + inner_->Identity(); }
+  dut::Capabilities Caps() const override {
+    dut::Capabilities c = inner_->Caps();
+    c.simulated_time = sim_;
+    return c;
+  }
+  dut::Status Start(const dut::HostConfig& config, dut::FrameSink* sink) override {
+    out_ = sink;
+    return inner_->Start(config, &sink_);
+  }
+  dut::Result<dut::Buffer> AllocBuffer(uint64_t length, uint32_t access) override { return inner_->AllocBuffer(length, access); }
+  dut::Status WriteBuffer(uint32_t id, uint64_t off, std::span<const uint8_t> b) override { return inner_->WriteBuffer(id, off, b); }
+  dut::Result<std::vector<uint8_t>> ReadBuffer(uint32_t id, uint64_t off, uint64_t len) override {
+    return inner_->ReadBuffer(id, off, len);
+  }
+  dut::Result<dut::ConnHandle> Connect(const dut::PeerInfo& peer, dut::TimeNs now) override {
+    now_ = now;
+    return inner_->Connect(peer, now);
+  }
+  dut::Status Disconnect(dut::ConnHandle c, dut::TimeNs now) override {
+    now_ = now;
+    return inner_->Disconnect(c, now);
+  }
+  std::vector<dut::ConnEvent> PollEvents() override { return inner_->PollEvents(); }
+  dut::Status PostRecv(const dut::RecvRequest& wr) override { return inner_->PostRecv(wr); }
+  dut::Status PostSend(const dut::SendRequest& wr, dut::TimeNs now) override { return now_ = now, inner_->PostSend(wr, now); }
+  dut::Status PostWrite(const dut::WriteRequest& wr, dut::TimeNs now) override { return now_ = now, inner_->PostWrite(wr, now); }
+  dut::Status PostRead(const dut::ReadRequest& wr, dut::TimeNs now) override { return now_ = now, inner_->PostRead(wr, now); }
+  std::vector<dut::Completion> PollCompletions() override { return inner_->PollCompletions(); }
+  void OnFrame(std::span<const uint8_t> frame, uint8_t plane, dut::TimeNs now) override {
+    now_ = now;
+    inner_->OnFrame(frame, plane, now);
+  }
+  dut::TimeNs NextDeadline() const override {
+    return held_.empty() ? inner_->NextDeadline() : std::min(inner_->NextDeadline(), held_.front().due);
+  }
+  void OnTimer(dut::TimeNs now) override {
+    now_ = now;
+    while (!held_.empty() && held_.front().due <= now) {
+      out_->Send(held_.front().bytes, held_.front().plane);
+      held_.pop_front();
+    }
+    if (inner_->NextDeadline() <= now) inner_->OnTimer(now);
+  }
+
+ private:
+  struct Held {
+    dut::TimeNs due;
+    std::vector<uint8_t> bytes;
+    uint8_t plane;
+  };
+  struct Sink final : dut::FrameSink {
+    explicit Sink(LaggingDut* d) : d_(d) {}
+    void Send(std::span<const uint8_t> frame, uint8_t plane) override {
+      d_->held_.push_back({d_->now_ + d_->lag_ns_, std::vector<uint8_t>(frame.begin(), frame.end()), plane});
+    }
+    LaggingDut* d_;
+  };
+  std::unique_ptr<dut::Dut> inner_;
+  int64_t lag_ns_;
+  bool sim_;
+  Sink sink_;
+  dut::FrameSink* out_ = nullptr;
+  dut::TimeNs now_ = 0;
+  std::deque<Held> held_;
+};
+
+SessionOptions Lagging(int64_t lag_ns, bool claims_simulated_time = false, const std::string& inner = "reference") {
+  SessionOptions o = Options(inner);
+  o.make_dut = [=]() -> dut::Result<std::unique_ptr<dut::Dut>> {
+    auto d = dut::MakeDut(dut::DutSpec::Parse(inner).value());
+    if (!d.ok()) return d.error();
+    return std::unique_ptr<dut::Dut>(std::make_unique<LaggingDut>(std::move(d).value(), lag_ns, claims_simulated_time));
+  };
+  return o;
+}
+
+harness::Case AckedWrite() {
+  harness::Case c = Handshake("test.scripted.live");
+  c.script.push_back(Inject(Write(0), 50));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}, {"ack.trigger_psn", Exact(0)}}, 1, 51));
+  return c;
+}
+
+constexpr int64_t kLag = 300'000;  // 30 fabric RTTs of 10 us
+
+TEST(LiveScripted, CalibrationMeasuresThePathsOwnLatency) {
+  const LiveCalibration cal = CalibrateLive(Lagging(kLag), 8);
+  ASSERT_TRUE(cal.ok) << cal.error;
+  ASSERT_EQ(cal.samples_ns.size(), 8u);
+  for (int64_t s : cal.samples_ns) {
+    EXPECT_GE(s, kLag);
+    EXPECT_LT(s, kLag + cal.fabric_rtt_ns) << "the reference ACKs an AR packet at once";
+  }
+  EXPECT_EQ(cal.rtt_extra_ns, *std::max_element(cal.samples_ns.begin(), cal.samples_ns.end()));
+  EXPECT_NE(cal.Describe().find("8 AR exchanges"), std::string::npos) << cal.Describe();
+  // A DUT that does not speak MetaRoCE cannot be calibrated, and the description says why.
+  const LiveCalibration none = CalibrateLive(Lagging(kLag, false, "rocev2"), 2);
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.Describe().find("not calibrated: "), std::string::npos) << none.Describe();
+  EXPECT_GT(none.Describe().size(), std::string("not calibrated: ").size() + 10) << none.Describe();
+}
+
+TEST(LiveScripted, ALiveDutsLatencyWidensTheWindowItWouldFailOnTheSimulatedClock) {
+  // The same slow device: judged as live it passes (its ACK is 30 RTTs late, within the widened
+  // window); claiming the simulated clock, the 1-RTT window fails it.
+  const harness::TestResult live = RunCase(AckedWrite(), Lagging(kLag));
+  EXPECT_EQ(live.verdict, harness::Verdict::kPass) << Explain(live);
+  const harness::CheckResult* cal = Find(live, "live-calibration");
+  ASSERT_NE(cal, nullptr) << Explain(live);
+  EXPECT_EQ(cal->verdict, harness::Verdict::kPass);
+  EXPECT_NE(cal->reason.find("16 AR exchanges"), std::string::npos) << cal->reason;
+  const harness::CheckResult* e = Find(live, "expect@scripted_test.cc:51");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->reason.find("live window 1rtt at a live RTT of"), std::string::npos) << e->reason;
+  const harness::TestResult sim = RunCase(AckedWrite(), Lagging(kLag, /*claims_simulated_time=*/true));
+  EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+  EXPECT_EQ(Find(sim, "live-calibration"), nullptr);
+}
+
+TEST(LiveScripted, OnlyTimingWidensAWrongFrameStillFails) {
+  harness::Case c = Handshake("test.scripted.live-wrong");
+  c.script.push_back(Inject(Write(0), 60));
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(5)}}, 1, 61));
+  const harness::TestResult t = RunCase(c, Lagging(kLag));
+  EXPECT_EQ(t.verdict, harness::Verdict::kFail) << Explain(t);
+  const harness::CheckResult* e = Find(t, "expect@scripted_test.cc:61");
+  ASSERT_NE(e, nullptr);
+  ASSERT_TRUE(e->mismatch.has_value()) << Explain(t);
+  EXPECT_EQ(e->mismatch->field, "ack.epsn");
+  EXPECT_NE(e->reason.find("(live window"), std::string::npos) << e->reason;
+  // A quirk that acknowledges a corrupted packet is caught live as well: in a 400 us window (absolute
+  // time: the spec's fixed timers) in which no ACK may come, its last 110 us (the live extra and the
+  // fabric RTT) unjudged, the quirk's ACK comes about 105 us after the bad packet.
+  harness::Case bad = BadCrcCase();
+  std::get<harness::ExpectStep>(bad.script[4]).within = harness::Duration::Nanoseconds(400'000);
+  const harness::TestResult q = RunCase(bad, Lagging(100'000, false, "reference:quirk=accept_bad_crc"));
+  EXPECT_EQ(q.verdict, harness::Verdict::kFail) << Explain(q);
+  // Written in RTTs (2 RTTs, stretched to the live RTT), the same ACK is not blamed: a timer of the
+  // DUT running on the live RTT could have sent a frame there.
+  const harness::TestResult stretched = RunCase(BadCrcCase(), Lagging(100'000, false, "reference:quirk=accept_bad_crc"));
+  EXPECT_EQ(stretched.verdict, harness::Verdict::kInconclusive) << Explain(stretched);
+  const harness::TestResult ok = RunCase(bad, Lagging(100'000));
+  EXPECT_EQ(ok.verdict, harness::Verdict::kPass) << Explain(ok);
+}
+
+TEST(LiveScripted, ADutSilentWhereAFrameWasDueIsRunAgainThenFails) {
+  // Nothing was injected: the DUT has nothing to ACK. Live, a starved DUT looks the same, so the
+  // case runs again (3 runs in all) before the FAIL stands; on the simulated clock one run decides.
+  harness::Case c = Handshake("test.scripted.live-silent");
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}}, 1, 70));
+  const harness::TestResult live = RunCase(c, Lagging(kLag));
+  EXPECT_EQ(live.verdict, harness::Verdict::kFail) << Explain(live);
+  EXPECT_EQ(live.attempts, 3);
+  const harness::TestResult sim = RunCase(c, Lagging(kLag, /*claims_simulated_time=*/true));
+  EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+  EXPECT_EQ(sim.attempts, 1);
+}
+
+TEST(LiveScripted, AnAbsentWindowShorterThanTheLatencyIsInconclusiveNotPassed) {
+  // A window written in absolute time (200 us) in which no ACK may come: on a path 300 us long the
+  // harness cannot tell whether an ACK seen then left the DUT inside the window or after it.
+  harness::Case c = BadCrcCase();
+  std::get<harness::ExpectStep>(c.script[4]).within = harness::Duration::Nanoseconds(200'000);
+  const harness::TestResult t = RunCase(c, Lagging(kLag, false, "reference:quirk=accept_bad_crc"));
+  EXPECT_EQ(t.verdict, harness::Verdict::kInconclusive) << Explain(t);
+  const harness::CheckResult* e = Find(t, "expect@scripted_test.cc:21");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->verdict, harness::Verdict::kInconclusive);
+  EXPECT_NE(e->reason.find("not judged live"), std::string::npos) << e->reason;
 }
 
 }  // namespace

@@ -109,6 +109,9 @@ for t in live:
     elif t["verdict"] == "inconclusive" and "live DUT went unserved" in t.get("reason", ""):
         stalled += 1  # the host was too loaded in each of 3 runs: said so, not blamed on the DUT
         print("  %s: inconclusive (host too loaded): %s" % (t["id"], t["reason"]))
+    elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not judged live" in t.get("reason", ""):
+        # a scripted step the live path's latency or a stall left undecided: said so, not blamed
+        print("  %s: inconclusive (not judged live): %s" % (t["id"], t["reason"]))
     elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not decidable" in t.get("reason", ""):
         stalled += 1  # a check the live run could not decide (host queues, wall-clock RTO): said so
         print("  %s: inconclusive (not decidable live): %s" % (t["id"], t["reason"]))
@@ -144,9 +147,10 @@ compare clean; rc=$?
 fwd=$(sed -n 's/.*dut->peer: in \([0-9]*\) out.*/\1/p' "$WORK/impair-clean.log")
 [ "${fwd:-0}" -ge 1000 ] || fail "only ${fwd:-0} frames crossed the bridge from the DUT"
 
-# Pass 2: loss, reordering and a blackholed path on the wire.
+# Pass 2: loss, reordering and a blackholed path on the wire. Only the end-to-end cases: a script
+# expects its frames to cross a clean fabric (its own impairments aside), which a lossy wire is not.
 impair "$HERE/wire-lossy.yaml" "$WORK/impair-lossy.log"
-ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT" --stall-log "$WORK/bridge.stalls" --out "$WORK/lossy" \
+ip netns exec "$NH" "$CTS" run -q -j 1 --suite "$SUITE" --filter '*.e2e.*' --dut "$DUT" --stall-log "$WORK/bridge.stalls" --out "$WORK/lossy" \
   > "$WORK/lossy.log" 2>&1
 cat "$WORK/lossy.log"
 stop_impair "$WORK/impair-lossy.log"

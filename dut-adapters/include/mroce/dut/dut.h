@@ -39,6 +39,10 @@ enum class Protocol : uint8_t { kMetaRoce, kRocev2 };
 struct Capabilities {
   Protocol protocol = Protocol::kMetaRoce;
   bool simulated_time = true;  // runs in the harness's simulated clock (in-process or plugin)
+  // Its data plane carries whole frames as the harness sent them (in-process, plugin, DPDK ethdev).
+  // false: kernel UDP sockets (process:), which rebuild the Ethernet, IP and UDP headers, so a case
+  // that injects a malformed or unusual one cannot reach the DUT with it ("raw_frames").
+  bool raw_frames = true;
   uint8_t max_paths = 1;
   uint8_t max_planes = 1;
   uint16_t max_streams = 1;

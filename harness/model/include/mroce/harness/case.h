@@ -214,8 +214,12 @@ enum class Style { kEndToEnd, kScripted };
 [[nodiscard]] std::string_view ToString(Style s);
 
 // The names a case may list in `requires`: the DUT features of the adapter guide (capabilities
-// `features`) and `simulated_time` (the case needs the harness's clock).
+// `features`), `simulated_time` (the case needs the harness's clock) and `raw_frames` (it injects
+// Ethernet/IP/UDP header fields a kernel UDP socket would rewrite: NeedsRawFrames).
 [[nodiscard]] const std::vector<std::string>& KnownRequirements();
+// Whether injecting `field` (a codec field name) needs a data plane that carries whole frames:
+// every Ethernet, IP and UDP header field except addresses, ports, ECN and DSCP.
+[[nodiscard]] bool NeedsRawFrames(std::string_view field);
 
 struct Case {
   std::string id;            // Stable dotted id, e.g. "loss.sack.exact-retransmit".
@@ -223,6 +227,9 @@ struct Case {
   std::string description;
   std::vector<ClauseRef> clauses;
   std::vector<std::string> requires_caps;  // Capabilities the DUT must have (else skip).
+  // Why the case needs the harness's simulated clock (required with simulated_time in requires):
+  // the skip reason a live DUT gets.
+  std::string simulated_time_reason;
   std::vector<std::string> tags;
   Topology topology;
   std::vector<ImpairmentSpec> impairments;

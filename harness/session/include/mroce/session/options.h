@@ -38,6 +38,15 @@ struct SessionOptions {
   // that overlaps a run of a case counts as a stall of that run.
   std::vector<std::string> stall_logs;
   int live_attempts = 3;
+  // Live DUTs running scripted cases (packetdrill-style, on the wall clock): an expect step waiting
+  // for a DUT frame has its window measured with an RTT of the case's fabric RTT plus this (the
+  // live path's own round trip beyond the fabric: harness, kernel or DPDK I/O, the DUT's response
+  // time; CalibrateLive measures it), plus max_stall_ns: a frame the DUT sent in time reaches the
+  // harness within that unless the live path stalled for longer, and a stalled run is rerun, then
+  // inconclusive. Only timing widens: what a step matches and how many frames it takes do not,
+  // and a window in which a frame must be absent keeps its written length (latency only delays a
+  // frame, so it cannot bring one into that window).
+  int64_t live_rtt_extra_ns = 0;
   // The clause catalog of the spec the case is judged by (its degrees-of-freedom table decides what
   // the reference comparison compares); not owned. Without one, scripted cases give ERROR.
   const harness::Catalog* catalog = nullptr;

@@ -58,13 +58,18 @@ struct FabricStats {
 
 // What one step of a scripted case did (scripted.h says what each step kind means).
 struct ScriptStepOutcome {
-  enum class State { kNotRun, kPassed, kFailed, kError };
+  // kUnjudged: on a live path the step could not judge anything (a window in which a frame must be
+  // be absent that is shorter than the path's own latency); the script goes on, the step is
+  // inconclusive.
+  enum class State { kNotRun, kPassed, kFailed, kError, kUnjudged };
   State state = State::kNotRun;
   int64_t time_ns = 0;              // When the step ran / matched (absent: window end).
   std::string reason;               // kFailed / kError: one line.
   harness::CheckResult detail;      // kFailed: dumps, mismatch, frame number.
   long matched_frame = -1;          // Index into the trace's frames of the matched frame.
   int answered = 0;                 // respond: the DUT frames it answered.
+  std::string live_window;          // Live DUTs, expect steps: the window as widened (SessionOptions).
+  bool nothing_came = false;        // kFailed expect: the DUT sent no frame at all in the window.
 };
 
 struct RunRecord {
