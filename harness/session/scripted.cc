@@ -604,7 +604,7 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
     Poll();
   };
   if (!scan_new()) run_until();
-  if (found < 0 && !s.absent && !rec_.dut_caps.simulated_time) {
+  if (found < 0 && !s.absent && !rec_.dut_caps.simulated_time && opt_.live_wall_bound) {
     // A simulated clock that was behind the wall clock catches up faster than it: the window must
     // also have lasted its length on the wall clock before a frame is missing.
     const int64_t wall_end = wall_entry + (until - from);
@@ -646,7 +646,7 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
       // On the wall clock the frame came this long after the window opened (the window opened at
       // the cursor, or at the group's start: the same cursor).
       const int64_t wall_into = r.time_ns - from + (found_lag - cursor_lag_ns_);
-      if (wall_into < 0 || wall_into > absent_end - live_edge - from) {
+      if (opt_.live_wall_bound && (wall_into < 0 || wall_into > absent_end - live_edge - from)) {
         out.state = ScriptStepOutcome::State::kUnjudged;
         out.reason = ScriptWhere(s.where) + ": not judged live: the DUT sent a frame the script says must be absent (frame " +
                      std::to_string(r.frame_no) + ", " + std::to_string(r.time_ns - from) +
@@ -763,7 +763,7 @@ RunRecord ScriptRunner::Run() {
   };
   const int64_t wall_setup = sim::MonotonicWallNs();
   if (!Setup()) return done();
-  if (!rec_.dut_caps.simulated_time) {
+  if (!rec_.dut_caps.simulated_time && opt_.live_wall_bound) {
     // Setup blocked the simulation on the DUT's control calls while the wall clock ran on: let
     // the simulated clock catch up with the wall clock (it never runs ahead) before the script
     // starts, or the first intervals would be measured short while it does.

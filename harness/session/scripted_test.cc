@@ -524,6 +524,7 @@ class LaggingDut final : public dut::Dut {
 
 SessionOptions Lagging(int64_t lag_ns, bool claims_simulated_time = false, const std::string& inner = "reference") {
   SessionOptions o = Options(inner);
+  o.live_wall_bound = false;  // it runs on the simulated clock: the wall clock says nothing about it
   o.make_dut = [=]() -> dut::Result<std::unique_ptr<dut::Dut>> {
     auto d = dut::MakeDut(dut::DutSpec::Parse(inner).value());
     if (!d.ok()) return d.error();

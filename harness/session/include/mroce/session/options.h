@@ -47,6 +47,11 @@ struct SessionOptions {
   // and a window in which a frame must be absent keeps its written length (latency only delays a
   // frame, so it cannot bring one into that window).
   int64_t live_rtt_extra_ns = 0;
+  // Live DUTs: the simulated clock follows the wall clock (process:, dpdk:: the adapters hold it
+  // at each tick until the wall clock reaches it), so the scripted peer may correct simulated
+  // intervals by the wall clock. false only for a stand-in that claims to be live while it runs on
+  // the simulated clock (tests): there the wall clock says nothing about the DUT.
+  bool live_wall_bound = true;
   // The clause catalog of the spec the case is judged by (its degrees-of-freedom table decides what
   // the reference comparison compares); not owned. Without one, scripted cases give ERROR.
   const harness::Catalog* catalog = nullptr;
