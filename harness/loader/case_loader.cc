@@ -351,6 +351,22 @@ class CaseParser {
     Scalar(n, path, impairment::ParseDuration, out);
   }
 
+  // When an inject or dut step runs: `at` (from the script's start) or `after` (from the previous
+  // step), exactly one of them.
+  void StepTime(const YAML::Node& body, const std::string& bp, Duration* at, std::optional<Duration>* after) {
+    if (body["at"].IsDefined() == body["after"].IsDefined()) {
+      r_.Error(body, bp, "a step has exactly one of 'at' (from the script's start) or 'after' (from the previous step)");
+      return;
+    }
+    if (body["at"]) DurationAt(body["at"], Join(bp, "at"), at);
+    if (body["after"]) {
+      Duration d;
+      size_t before = errors_->size();
+      DurationAt(body["after"], Join(bp, "after"), &d);
+      if (errors_->size() == before) *after = d;
+    }
+  }
+
   void RateAt(const YAML::Node& n, const std::string& path, int64_t* bps) {
     sim::Bandwidth rate;
     size_t before = errors_->size();
@@ -534,8 +550,8 @@ class CaseParser {
       if (kind == "inject") {
         InjectStep s;
         s.where = r_.Where(item);
-        if (!r_.Map(body, bp, {"at", "path", "frame", "scapy"}, {"at"})) continue;
-        if (body["at"]) DurationAt(body["at"], Join(bp, "at"), &s.at);
+        if (!r_.Map(body, bp, {"at", "after", "path", "frame", "scapy"})) continue;
+        StepTime(body, bp, &s.at, &s.after);
         if (body["path"]) if (auto v = r_.Int(body["path"], Join(bp, "path"), 0, 255)) s.path = static_cast<int>(*v);
         if (body["frame"].IsDefined() == body["scapy"].IsDefined()) {
           r_.Error(body, bp, "an inject has exactly one of 'frame' or 'scapy'");
@@ -580,8 +596,8 @@ class CaseParser {
       } else {
         DutStep s;
         s.where = r_.Where(item);
-        if (!r_.Map(body, bp, {"at", "op", "size", "count", "stream", "refused"}, {"at", "op"})) continue;
-        if (body["at"]) DurationAt(body["at"], Join(bp, "at"), &s.at);
+        if (!r_.Map(body, bp, {"at", "after", "op", "size", "count", "stream", "refused"}, {"op"})) continue;
+        StepTime(body, bp, &s.at, &s.after);
         if (body["op"]) {
           if (auto o = r_.String(body["op"], Join(bp, "op"))) {
             static const std::map<std::string, DutStep::Action> kActions = {

@@ -165,6 +165,24 @@ TEST(CaseLoader, RespondStepLoads) {
   EXPECT_FALSE(d.path.has_value());
 }
 
+TEST(CaseLoader, AStepRunsAtATimeOrAfterThePreviousStep) {
+  auto r = LoadCaseString(
+      "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n"
+      "  - dut: {at: 2rtt, op: open}\n  - expect: {match: {ch.opcode: 0x20}}\n"
+      "  - inject: {after: 3rtt, frame: {ch.opcode: 0x21}}\n  - dut: {after: 50us, op: close}\n",
+      "c.yaml");
+  ASSERT_TRUE(r.ok()) << r.ErrorText();
+  const auto& open = std::get<harness::DutStep>(r.value.script[0]);
+  EXPECT_EQ(open.at, harness::Duration::Rtts(2));
+  EXPECT_FALSE(open.after.has_value());
+  const auto& inject = std::get<harness::InjectStep>(r.value.script[2]);
+  ASSERT_TRUE(inject.after.has_value());
+  EXPECT_EQ(*inject.after, harness::Duration::Rtts(3));
+  const auto& close = std::get<harness::DutStep>(r.value.script[3]);
+  ASSERT_TRUE(close.after.has_value());
+  EXPECT_EQ(close.after->ToNanoseconds(10'000), 50'000);
+}
+
 // --- one test per kind of mistake: file:line:column and key path ----------------------------
 
 TEST(CaseLoaderErrors, RespondStepMistakes) {
@@ -181,6 +199,14 @@ TEST(CaseLoaderErrors, RespondStepMistakes) {
                  "at least one field");
   ExpectOneError(head + "  - respond: {match: {ch.opcode: 0x30}, frame: {ch.psn: 1}, within: 1rtt}\n", 6, 61,
                  "script[0].respond.within", "");
+}
+
+TEST(CaseLoaderErrors, AStepHasExactlyOneOfAtAndAfter) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  ExpectOneError(head + "  - dut: {op: open}\n", 6, 10, "script[0].dut", "exactly one of 'at'");
+  ExpectOneError(head + "  - dut: {at: 0, after: 1rtt, op: open}\n", 6, 10, "script[0].dut", "exactly one of 'at'");
+  ExpectOneError(head + "  - inject: {frame: {ch.opcode: 0x21}}\n", 6, 13, "script[0].inject", "or 'after' (from the previous step)");
+  ExpectOneError(head + "  - inject: {after: soon, frame: {ch.opcode: 0x21}}\n", 6, 21, "script[0].inject.after", "");
 }
 
 TEST(CaseLoaderErrors, YamlSyntax) {

@@ -783,8 +783,18 @@ RunRecord ScriptRunner::Run() {
           } else if constexpr (std::is_same_v<T, harness::RespondStep>) {
             return DoRespond(s, out);
           } else {
-            const int64_t at = std::max(start_ns_ + s.at.ToNanoseconds(rec_.rtt_ns), cursor_ns_);
+            // `after` the previous step: a live DUT's frames take the live RTT (calibrated), so an
+            // `after` in RTTs is measured in it, as expect windows are.
+            const int64_t rtt = rec_.rtt_ns + (rec_.dut_caps.simulated_time ? 0 : std::max<int64_t>(0, opt_.live_rtt_extra_ns));
+            const int64_t at = s.after ? cursor_ns_ + std::max<int64_t>(0, s.after->ToNanoseconds(rtt))
+                                       : std::max(start_ns_ + s.at.ToNanoseconds(rec_.rtt_ns), cursor_ns_);
             RunTo(at);
+            if (s.after && !rec_.dut_caps.simulated_time && opt_.live_wall_bound) {
+              // A simulated clock behind the wall clock catches up faster than it: the wait must also
+              // last its length on the wall clock.
+              const int64_t wall_at = cursor_ns_ + cursor_lag_ns_ + (at - cursor_ns_);
+              for (int64_t left; (left = wall_at - (bed_->now_ns() + Lag())) > 0;) RunTo(bed_->now_ns() + left);
+            }
             out.time_ns = bed_->now_ns();
             cursor_ns_ = out.time_ns;
             cursor_lag_ns_ = Lag();

@@ -628,5 +628,28 @@ TEST(LiveScripted, AnAbsentWindowShorterThanTheLatencyIsInconclusiveNotPassed) {
   EXPECT_NE(e->reason.find("not judged live"), std::string::npos) << e->reason;
 }
 
+// `after` counts from the previous step (the cursor: here the CONNECT_ACK's injection), `at` from
+// the script's start; against a live DUT an `after` in RTTs is measured in the live RTT.
+TEST(LiveScripted, AfterCountsFromThePreviousStepInTheLiveRttWhenLive) {
+  harness::Case c = Handshake("test.scripted.after");
+  harness::InjectStep late = Inject(Write(0), 80);
+  late.after = harness::Duration::Rtts(3);
+  c.script.push_back(late);
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(1)}}, 1, 81));
+  harness::InjectStep at = Inject(Write(1), 82, /*at_rtt=*/1);  // long past: runs at once
+  c.script.push_back(at);
+  SessionOptions o = Options("reference");
+  const RunRecord sim = SimulateScript(c, o, o.make_dut);
+  ASSERT_EQ(sim.steps.size(), 6u);
+  EXPECT_EQ(sim.steps[3].time_ns - sim.steps[2].time_ns, 3 * sim.rtt_ns);
+  EXPECT_EQ(sim.steps[5].time_ns, sim.steps[4].time_ns) << "an `at` already past runs at the cursor";
+  // Live (a path 300 us slower than the fabric's RTT, given as calibrated): 3 live RTTs.
+  SessionOptions live = Lagging(kLag);
+  live.live_rtt_extra_ns = kLag;
+  const RunRecord l = SimulateScript(c, live, live.make_dut);
+  ASSERT_EQ(l.steps.size(), 6u);
+  EXPECT_EQ(l.steps[3].time_ns - l.steps[2].time_ns, 3 * (l.rtt_ns + kLag));
+}
+
 }  // namespace
 }  // namespace mroce::session

@@ -128,11 +128,16 @@ struct FieldPattern {
 
 using FieldPatterns = std::vector<std::pair<std::string, FieldPattern>>;  // In file order.
 
-// The harness sends a frame at `at` (from the script's start). The frame is given by codec field
+// The harness sends a frame at `at` (from the script's start), or `after` the previous step (for a
+// step that must follow what an earlier one caused: an injected frame's arrival at the DUT). The
+// frame is given by codec field
 // names (missing fields take defaults, computed fields are filled) or by a Scapy expression
 // evaluated in the embedded interpreter (for malformed frames).
 struct InjectStep {
   Duration at;
+  // From the previous step instead of the script's start (exactly one of at / after is written).
+  // Against a live DUT an `after` in RTTs counts the live RTT: the time a frame takes there.
+  std::optional<Duration> after;
   std::optional<int> path;   // Path index of the connection; the case's first path when absent.
   FieldPatterns frame;       // Literal values only.
   std::string scapy;         // Exactly one of frame / scapy is set.
@@ -158,10 +163,12 @@ struct ExpectStep {
   bool operator==(const ExpectStep&) const = default;
 };
 
-// Drives the DUT's control interface at `at` so it has something to send or receive.
+// Drives the DUT's control interface at `at` (or `after` the previous step, as an inject) so it has
+// something to send or receive.
 struct DutStep {
   enum class Action { kOpen, kWrite, kRead, kSend, kPostRecv, kClose };
   Duration at;
+  std::optional<Duration> after;
   Action action = Action::kOpen;
   int64_t size_bytes = 0;
   int64_t count = 1;
