@@ -14,7 +14,11 @@ where the same endpoint is judged without any host in the way. The reference is 
 
 Usage:
   bench/live_load.py --cts build/harness/cli/mroce-cts --refd build/dut-adapters/refd/mroce-refd \
-      [--suite testcases] [--hogs 0,1,2] [--rounds 1] [--filter GLOB] [--out DIR] [--json FILE]
+      [--suite testcases] [--hogs 0,1,2] [--rounds 1 | --seeds 1,2,3,4,5] [--filter GLOB] [--out DIR]
+      [--json FILE]
+
+With --seeds, each load runs one round per seed (`mroce-cts run --seed S`), each compared with the
+simulation of the same seed: a differential over seeds, not only over repetitions.
 
 Prints one row per load and exits 1 when a false FAIL was seen (2 on a usage or setup error). A
 benchmark, not a timed test: its figures depend on the machine; the ctest
@@ -76,6 +80,7 @@ def main():
     ap.add_argument("--suite", default="testcases")
     ap.add_argument("--hogs", default="0,1,2", help="comma-separated CPU hog counts (stress-ng --cpu N)")
     ap.add_argument("--rounds", type=int, default=1, help="live runs of the suite per load")
+    ap.add_argument("--seeds", default="", help="comma-separated run seeds: one round per seed per load (instead of --rounds)")
     ap.add_argument("--filter", default="", help="only cases whose id matches this glob")
     ap.add_argument("--out", default="", help="keep the runs here (default: a temporary directory, removed)")
     ap.add_argument("--json", default="", help="also write the figures as JSON here")
@@ -88,6 +93,14 @@ def main():
         die("--hogs %r: each count must be in 0..64" % a.hogs)
     if a.rounds < 1:
         die("--rounds %d: must be >= 1" % a.rounds)
+    seeds = [None] * a.rounds  # None: mroce-cts's default seed
+    if a.seeds:
+        try:
+            seeds = [int(x) for x in a.seeds.split(",")]
+        except ValueError:
+            die("--seeds %r: expected comma-separated integers such as 1,2,3,4,5" % a.seeds)
+        if any(x < 0 for x in seeds):
+            die("--seeds %r: each seed must be >= 0" % a.seeds)
     for path, what in ((a.cts, "--cts"), (a.refd, "--refd")):
         if not os.access(path, os.X_OK):
             die("%s %s: not an executable file" % (what, path))
@@ -97,18 +110,25 @@ def main():
     os.makedirs(out, exist_ok=True)
     filt = ["--filter", a.filter] if a.filter else []
     try:
-        sim = run_suite(a.cts, a.suite, os.path.join(out, "sim"), filt, os.path.join(out, "sim.log"))
+        sims = {}
+        for seed in sorted(set(seeds), key=lambda x: -1 if x is None else x):
+            name = "sim" if seed is None else "sim-seed%d" % seed
+            seed_arg = [] if seed is None else ["--seed", str(seed)]
+            sims[seed] = run_suite(a.cts, a.suite, os.path.join(out, name), filt + seed_arg, os.path.join(out, name + ".log"))
         rows = []
         false_fails = []
         for h in hogs:
-            for r in range(1, a.rounds + 1):
+            for r, seed in enumerate(seeds, 1):
+                sim = sims[seed]
+                seed_arg = [] if seed is None else ["--seed", str(seed)]
                 hog = start_hogs(h)
                 try:
                     time.sleep(0.5 if hog else 0)  # let the hogs take the cores first
                     t0 = time.monotonic()
                     name = "hogs%d-r%d" % (h, r)
                     live = run_suite(a.cts, a.suite, os.path.join(out, name),
-                                     filt + ["-j", "1", "--dut", "process:" + a.refd], os.path.join(out, name + ".log"))
+                                     filt + seed_arg + ["-j", "1", "--dut", "process:" + a.refd],
+                                     os.path.join(out, name + ".log"))
                     secs = time.monotonic() - t0
                 finally:
                     stop_hogs(hog)
@@ -130,17 +150,18 @@ def main():
                     else:
                         fails.append("%s: %s, simulation %s (%s)" % (cid, t["verdict"], want, t.get("reason", "")))
                 false_fails += ["%d hog(s), round %d: %s" % (h, r, f) for f in fails]
-                rows.append({"hogs": h, "round": r, "cases": ran, "same": same, "inconclusive": inconclusive,
+                rows.append({"hogs": h, "round": r, "seed": seed, "cases": ran, "same": same, "inconclusive": inconclusive,
                              "starved": starved, "false_fails": len(fails), "seconds": round(secs, 2)})
-        print("live verdicts under load: %s, DUT process:%s, %d round(s) per load" % (
-            a.suite + (" (" + a.filter + ")" if a.filter else ""), os.path.basename(a.refd), a.rounds))
-        print("%-5s %-5s %6s %6s %13s %8s %12s %8s" % ("hogs", "round", "cases", "same", "inconclusive", "starved",
-                                                     "false FAILs", "seconds"))
+        print("live verdicts under load: %s, DUT process:%s, %d round(s) per load%s" % (
+            a.suite + (" (" + a.filter + ")" if a.filter else ""), os.path.basename(a.refd), len(seeds),
+            ", one per seed" if a.seeds else ""))
+        print("%-5s %-5s %5s %6s %6s %13s %8s %12s %8s" % ("hogs", "round", "seed", "cases", "same", "inconclusive",
+                                                          "starved", "false FAILs", "seconds"))
         for w in rows:
             share = 100.0 * w["inconclusive"] / w["cases"] if w["cases"] else 0.0
-            print("%-5d %-5d %6d %6d %6d (%4.1f%%) %8d %12d %8.1f" % (
-                w["hogs"], w["round"], w["cases"], w["same"], w["inconclusive"], share, w["starved"], w["false_fails"],
-                w["seconds"]))
+            print("%-5d %-5d %5s %6d %6d %6d (%4.1f%%) %8d %12d %8.1f" % (
+                w["hogs"], w["round"], "-" if w["seed"] is None else str(w["seed"]), w["cases"], w["same"],
+                w["inconclusive"], share, w["starved"], w["false_fails"], w["seconds"]))
         for f in false_fails:
             print("false FAIL: " + f)
         print("goal: 0 false FAILs at every load: %s" % ("met" if not false_fails else "NOT met (%d)" % len(false_fails)))

@@ -651,5 +651,26 @@ TEST(LiveScripted, AfterCountsFromThePreviousStepInTheLiveRttWhenLive) {
   EXPECT_EQ(l.steps[3].time_ns - l.steps[2].time_ns, 3 * (l.rtt_ns + kLag));
 }
 
+// A live DUT that reaches a step 1 ms or more behind the script's own timeline (the spec's fixed
+// timers are 1 ms) is not failed there: its RTO may have fired where the script expects none. A
+// wrong frame reached 300 us late still fails (OnlyTimingWidensAWrongFrameStillFails).
+TEST(LiveScripted, AFailureReachedAsLateAsTheSpecsFixedTimersIsNotJudged) {
+  harness::Case c = Handshake("test.scripted.live-late");
+  harness::InjectStep w = Inject(Write(0), 90);
+  w.after = harness::Duration::Rtts(2);  // 2 live RTTs of about 610 us
+  c.script.push_back(w);
+  c.script.push_back(Expect({{"ch.opcode", Exact(0x10)}, {"ack.epsn", Exact(5)}}, 1, 91));
+  const harness::TestResult t = RunCase(c, Lagging(600'000));
+  EXPECT_EQ(t.verdict, harness::Verdict::kInconclusive) << Explain(t);
+  const harness::CheckResult* e = Find(t, "expect@scripted_test.cc:91");
+  ASSERT_NE(e, nullptr) << Explain(t);
+  EXPECT_EQ(e->verdict, harness::Verdict::kInconclusive);
+  EXPECT_NE(e->reason.find("not judged live: the live DUT reached this step"), std::string::npos) << e->reason;
+  EXPECT_NE(e->reason.find("ack.epsn expected 5"), std::string::npos) << e->reason;
+  // The same script on the simulated clock fails.
+  const harness::TestResult sim = RunCase(c, Lagging(600'000, /*claims_simulated_time=*/true));
+  EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+}
+
 }  // namespace
 }  // namespace mroce::session
