@@ -343,7 +343,13 @@ size_t EthdevDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn)
         if (f == nullptr || len < 42) continue;
         wire::MacAddress src_mac{};
         std::memcpy(src_mac.data(), f + 6, 6);
-        const uint16_t type = Be16(f + 12);
+        uint16_t type = Be16(f + 12);
+        size_t l2 = 14;
+        if (type == 0x8100) {  // a sender MAY send one 802.1Q tag (MROCE-ENC-001): its datagram counts
+          type = Be16(f + 16);
+          l2 = 18;
+          if (type != 0x0800) continue;
+        }
         if (type == 0x0806) {
           const uint8_t* a = f + 14;
           if (Be16(a) != 1 || Be16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4) continue;
@@ -359,9 +365,10 @@ size_t EthdevDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn)
           continue;
         }
         if (type != 0x0800) continue;
-        const uint8_t* ip = f + 14;
+        if (l2 + 20 > len) continue;
+        const uint8_t* ip = f + l2;
         const size_t ihl = static_cast<size_t>(ip[0] & 0x0F) * 4;
-        if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || 14 + ihl + 8 > len) continue;
+        if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || l2 + ihl + 8 > len) continue;
         if ((Be16(ip + 6) & 0x3FFF) != 0) continue;  // a fragment: not MetaRoCE
         WireDatagram d;
         d.plane = plane;
@@ -374,7 +381,7 @@ size_t EthdevDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn)
         d.dport = Be16(udp + 2);
         if (d.dport != config_.udp_port) continue;
         const size_t ulen = Be16(udp + 4);
-        if (ulen < 8 || 14 + ihl + ulen > len) continue;
+        if (ulen < 8 || l2 + ihl + ulen > len) continue;
         d.tos = ip[1];
         if (d.src == p.dut_ip && !p.dut_mac) Learn(p, src_mac);
         d.payload = std::span<const uint8_t>(udp + 8, ulen - 8);

@@ -183,6 +183,30 @@ TEST_F(EthdevTest, AnswersArpForPeersOnlyAndHandsBackDatagramsToPeers) {
   EXPECT_EQ(dp.arp_replies(), 1u);
 }
 
+TEST_F(EthdevTest, ADatagramWithOneVlanTagIsHandedBackAsAnUntaggedOne) {
+  EthdevDataPlane dp(config_, {port_}, g_pool, kDutMac);
+  ASSERT_TRUE(dp.AddPeer(0, kPeer).ok());
+  std::vector<uint8_t> tagged = FrameFor(kDutMac, port_mac_, kDut, kPeer, 50001, 4797, 0x02, payload_);
+  const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x05};  // TPID, VLAN 5
+  tagged.insert(tagged.begin() + 12, tag, tag + 4);
+  Inject(tagged);
+  std::vector<uint8_t> double_tagged = tagged;
+  double_tagged.insert(double_tagged.begin() + 12, tag, tag + 4);
+  Inject(double_tagged);  // two tags: not MetaRoCE (MROCE-ENC-001)
+  std::vector<WireDatagram> seen;
+  std::vector<uint8_t> payload;
+  EXPECT_EQ(dp.Poll([&](const WireDatagram& d) {
+    seen.push_back(d);
+    payload.assign(d.payload.begin(), d.payload.end());
+  }), 1u);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].src, kDut);
+  EXPECT_EQ(seen[0].dst, kPeer);
+  EXPECT_EQ(seen[0].sport, 50001);
+  EXPECT_EQ(seen[0].tos, 0x02);
+  EXPECT_EQ(payload, payload_);
+}
+
 TEST_F(EthdevTest, WithoutDutMacAsksByArpAndSendsWhatWaitedOnceAnswered) {
   EthdevDataPlane dp(config_, {port_}, g_pool, std::nullopt);
   ASSERT_TRUE(dp.AddPeer(0, kPeer).ok());

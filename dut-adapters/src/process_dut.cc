@@ -548,22 +548,10 @@ void ProcessDut::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs n
   std::memcpy(src.data(), view->src_addr().data(), 4);
   if (plane >= config_.num_planes) return;
   if (auto s = AddPeer(plane, src); !s.ok()) return SetFailure("cannot be reached: " + s.error().message);
-  // The same frame in on-wire addresses: peer -> DUT on this plane (IPv4 header checksum fixed,
-  // UDP checksum 0 as MetaRoCE senders send it).
+  // The same frame in on-wire addresses: peer -> DUT on this plane, its checksums adjusted for the
+  // new addresses (a bad one the case injected stays bad).
   std::vector<uint8_t> out(frame.begin(), frame.end());
-  const size_t l3 = view->l3_offset();
-  const size_t ihl = static_cast<size_t>(out[l3] & 0x0F) * 4;
-  const wire::Ipv4Address real_src = Real(plane, src), real_dst = Real(plane, config_.ip);
-  std::memcpy(&out[l3 + 12], real_src.data(), 4);
-  std::memcpy(&out[l3 + 16], real_dst.data(), 4);
-  out[l3 + 10] = out[l3 + 11] = 0;
-  uint32_t sum = 0;
-  for (size_t i = 0; i + 1 < ihl && l3 + i + 1 < out.size(); i += 2) sum += static_cast<uint32_t>(out[l3 + i]) << 8 | out[l3 + i + 1];
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  const uint16_t csum = static_cast<uint16_t>(~sum);
-  out[l3 + 10] = static_cast<uint8_t>(csum >> 8);
-  out[l3 + 11] = static_cast<uint8_t>(csum);
-  out[view->udp_offset() + 6] = out[view->udp_offset() + 7] = 0;
+  Readdress(out, view->l3_offset(), view->udp_offset(), Real(plane, src), Real(plane, config_.ip));
   (void)data_->Send(plane, out);  // errors counted by the data plane; the protocol recovers from loss
 }
 

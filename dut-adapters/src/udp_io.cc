@@ -89,6 +89,44 @@ std::vector<uint8_t> FrameFor(const wire::MacAddress& src_mac, const wire::MacAd
   return f;
 }
 
+namespace {
+
+// RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') over each 16-bit word m that changed to m'.
+uint16_t AdjustChecksum(uint16_t hc, std::span<const uint8_t> old_words, std::span<const uint8_t> new_words) {
+  uint32_t sum = static_cast<uint16_t>(~hc);
+  for (size_t i = 0; i + 1 < old_words.size(); i += 2) {
+    sum += static_cast<uint16_t>(~(old_words[i] << 8 | old_words[i + 1]));
+    sum += static_cast<uint32_t>(new_words[i] << 8 | new_words[i + 1]);
+  }
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+void Put16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+
+}  // namespace
+
+void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4Address& src,
+               const wire::Ipv4Address& dst) {
+  if (l3 + 20 > frame.size() || udp < l3 + 20 || udp + 8 > frame.size()) return;
+  uint8_t* ip = frame.data() + l3;
+  uint8_t old_addrs[8], new_addrs[8];
+  std::memcpy(old_addrs, ip + 12, 8);
+  std::memcpy(new_addrs, src.data(), 4);
+  std::memcpy(new_addrs + 4, dst.data(), 4);
+  std::memcpy(ip + 12, new_addrs, 8);
+  Put16(ip + 10, AdjustChecksum(Get16(ip + 10), old_addrs, new_addrs));
+  uint8_t* u = frame.data() + udp;
+  if (const uint16_t c = Get16(u + 6); c != 0) {
+    const uint16_t adjusted = AdjustChecksum(c, old_addrs, new_addrs);
+    Put16(u + 6, adjusted == 0 ? 0xFFFF : adjusted);  // 0 means "no checksum" (RFC 768)
+  }
+}
+
 Result<std::unique_ptr<UdpIo>> UdpIo::Open(const wire::Ipv4Address& ip, uint16_t port) {
   auto fd = BoundSocket(ip, port, /*recv_tos=*/true);
   if (!fd.ok()) return fd.error();

@@ -34,6 +34,15 @@ struct Datagram {
                                             uint16_t sport, uint16_t dport, uint8_t tos,
                                             std::span<const uint8_t> payload);
 
+// Rewrites the IPv4 source and destination of `frame` (its IPv4 header at `l3`, its UDP header at
+// `udp`) to src and dst. The IPv4 header checksum and a non-zero UDP checksum are adjusted for the
+// change (RFC 1624), not recomputed: a checksum that verified still does, and one a test case made
+// wrong stays wrong by the same amount, so the DUT still sees the error the case is about. A UDP
+// checksum of 0 (none, as MetaRoCE senders send it over IPv4) stays 0. Does nothing when the frame
+// is too short to hold the headers at those offsets.
+void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4Address& src,
+               const wire::Ipv4Address& dst);
+
 class UdpIo {
  public:
   // Binds the receive socket to ip:port. Errors name the address and the system's reason.
