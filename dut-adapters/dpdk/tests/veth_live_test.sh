@@ -1,13 +1,20 @@
 #!/bin/bash
-# `--dut dpdk:` end to end: mroce-refd runs in a network namespace behind a veth pair; the harness
-# opens the root-namespace end with DPDK (net_af_packet) and runs live-capable cases through it:
-# placement.e2e.* on one port (plane 0), multipath.e2e.* (two planes) on two veth pairs, one port per
-# plane. They must all PASS, as they do with `--dut reference`, and the DUT's ends of the veths must
-# have carried the traffic. Exit 77 (ctest SKIP) when root, netns, veth or the DPDK EAL are unavailable.
+# `--dut dpdk:` end to end: mroce-refd runs in a network namespace behind veth pairs; the harness
+# opens the root-namespace ends with DPDK (net_af_packet) and runs cases live through them:
+# - placement.e2e.* on one port (plane 0): all must PASS, as they do with `--dut reference`;
+# - the whole suite on two ports (one per plane), scripted cases included: every case that runs
+#   gives the simulation's verdict (compare_live.py: inconclusive only where the live run says why).
+#   The raw_frames cases run here (the ethdev carries whole frames, checksums adjusted for the
+#   on-wire addresses, not repaired): a bad UDP checksum must reach the DUT's kernel and be dropped.
+#   One case must FAIL: the DUT's veth end has no VLAN interface, so its kernel drops the 802.1Q-
+#   tagged frame of framing.vlan.single-tag-accepted, and the harness must say so.
+# The DUT's ends of the veths must have carried the traffic. Exit 77 (ctest SKIP) when root, netns,
+# veth or the DPDK EAL are unavailable, or when the host was too loaded to judge more than 3 cases.
 #
 #   veth_live_test.sh MROCE_CTS MROCE_REFD SUITE WORKDIR
 set -u
 CTS=$1 REFD=$2 SUITE=$3 WORK=$4
+HERE=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veth)"
 command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
@@ -76,7 +83,18 @@ rx0=$(rx "$VD0")
 echo "plane 0 veth: $rx0 frames to the DUT"
 [ "${rx0:-0}" -ge 50 ] || { echo "FAIL: too few frames crossed the plane-0 veth"; exit 1; }
 
-run two-ports 'multipath.e2e.*' "$DUT2"
+# The whole suite on two ports, against the simulation's verdicts.
+"$CTS" run -q --suite "$SUITE" --out "$WORK/sim" > "$WORK/sim.log" 2>&1 || { cat "$WORK/sim.log"; echo "FAIL: the simulated run failed"; exit 1; }
+"$CTS" run -q -j 1 --suite "$SUITE" --dut "$DUT2" --out "$WORK/two-ports" > "$WORK/two-ports.log" 2>&1
+rc=$?
+cat "$WORK/two-ports.log"
+[ $rc -le 1 ] && [ -f "$WORK/two-ports/report.json" ] || { echo "FAIL: the dpdk run of the suite exited $rc"; exit 1; }
+/usr/bin/python3 "$HERE/../../tests/compare_live.py" "$WORK/sim/report.json" "$WORK/two-ports/report.json" --min-ran 150 \
+  --expect "framing.udp.bad-checksum-dropped=pass:a raw_frames case: the bad UDP checksum reached the DUT's kernel, which dropped it" \
+  --expect "framing.vlan.single-tag-accepted=fail:the DUT's veth end has no VLAN 5 interface, so its kernel drops the tagged frame"
+rc=$?
+[ $rc = 77 ] && skip "the host was too loaded to judge more than 3 cases (none was judged wrongly)"
+[ $rc = 0 ] || { echo "FAIL: the dpdk run's verdicts are not the simulation's"; exit 1; }
 rx1=$(rx "$VD1")
 echo "plane 1 veth: $rx1 frames to the DUT"
 [ "${rx1:-0}" -ge 50 ] || { echo "FAIL: too few frames crossed the plane-1 veth"; exit 1; }

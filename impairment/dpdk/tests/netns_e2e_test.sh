@@ -93,45 +93,7 @@ stop_impair() {
 
 # compare NAME [ID=REASON...]: the live run's verdicts against the simulation's.
 compare() {
-  /usr/bin/python3 - "$WORK/sim/report.json" "$WORK/$1/report.json" "${@:2}" <<'PY'
-import json, sys
-sim = {t["id"]: t["verdict"] for t in json.load(open(sys.argv[1]))["tests"]}
-live = json.load(open(sys.argv[2]))["tests"]
-sensitive = dict(a.split("=", 1) for a in sys.argv[3:])
-ran = same = stalled = 0
-bad = []
-for t in live:
-    if t["verdict"] == "skip":
-        continue
-    ran += 1
-    if t["verdict"] == sim[t["id"]]:
-        same += 1
-    elif t["verdict"] == "inconclusive" and "live DUT went unserved" in t.get("reason", ""):
-        stalled += 1  # the host was too loaded in each of 3 runs: said so, not blamed on the DUT
-        print("  %s: inconclusive (host too loaded): %s" % (t["id"], t["reason"]))
-    elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not judged live" in t.get("reason", ""):
-        # a scripted step the live path's latency or a stall left undecided: said so, not blamed
-        print("  %s: inconclusive (not judged live): %s" % (t["id"], t["reason"]))
-    elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "not decidable" in t.get("reason", ""):
-        stalled += 1  # a check the live run could not decide (host queues, wall-clock RTO): said so
-        print("  %s: inconclusive (not decidable live): %s" % (t["id"], t["reason"]))
-    elif t["verdict"] == "inconclusive" and sim[t["id"]] == "pass" and "never happened" in t.get("reason", ""):
-        # the event a check judges did not occur live (the DUT's own timing): said so, no host load
-        print("  %s: inconclusive (trigger not met live): %s" % (t["id"], t["reason"]))
-    elif t["id"] in sensitive and t["verdict"] != "error":
-        print("  %s: %s (simulation: %s), allowed: %s" % (t["id"], t["verdict"], sim[t["id"]], sensitive[t["id"]]))
-    else:
-        bad.append("%s: %s, simulation %s: %s" % (t["id"], t["verdict"], sim[t["id"]], t.get("reason", "")))
-for b in bad:
-    print("FAIL: " + b)
-print("%d live-capable cases ran over the wire, %d with the simulation's verdict" % (ran, same))
-if bad or ran < 30:
-    sys.exit(1)
-if stalled > 3:  # the verdicts that were given are right, but too few: this host cannot judge the DUT
-    print("%d cases could not be judged on this host (too loaded)" % stalled)
-    sys.exit(77)
-sys.exit(0)
-PY
+  /usr/bin/python3 "$HERE/../../../dut-adapters/tests/compare_live.py" "$WORK/sim/report.json" "$WORK/$1/report.json" "${@:2}"
 }
 
 # Pass 1: the bridge only forwards.
