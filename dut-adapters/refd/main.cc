@@ -1,6 +1,6 @@
 // mroce-refd: the MetaRoCE reference endpoint as a daemon (stdin/stdout JSON lines, UDP data plane).
 //
-//   mroce-refd [--quirk NAME]... [--fault crash-after-frames=N|hang-after-frames=N|garbage-after-frames=N]
+//   mroce-refd [--quirk NAME]... [--fault crash-after-frames=N|hang-after-frames=N|garbage-after-frames=N|reply-delay-us=N]
 //
 // The harness starts it with `--dut process:mroce-refd`; docs/process-protocol.md has the protocol.
 #include <csignal>
@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   std::string fault;
   app.add_option("--quirk", quirks, "Deviate from the spec on purpose (self-test; names as `mroce-cts list quirks`)");
   app.add_option("--fault", fault, "Misbehave on purpose for harness tests: crash-after-frames=N, hang-after-frames=N, "
-                                   "garbage-after-frames=N");
+                                   "garbage-after-frames=N, reply-delay-us=N (each reply after start written N us late)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

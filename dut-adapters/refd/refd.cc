@@ -41,15 +41,18 @@ ref::Result<Fault> Fault::Parse(const std::string& text) {
   if (kind == "crash-after-frames") f.kind = Kind::kCrash;
   else if (kind == "hang-after-frames") f.kind = Kind::kHang;
   else if (kind == "garbage-after-frames") f.kind = Kind::kGarbage;
+  else if (kind == "reply-delay-us") f.kind = Kind::kReplyDelay;
   else {
     return ref::MakeError("refd.fault", "--fault '" + text +
-                                            "': unknown fault (crash-after-frames=N, hang-after-frames=N, garbage-after-frames=N)");
+                                            "': unknown fault (crash-after-frames=N, hang-after-frames=N, garbage-after-frames=N, "
+                                            "reply-delay-us=N)");
   }
   const std::string n = eq == std::string::npos ? "" : text.substr(eq + 1);
   if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 12) {
-    return ref::MakeError("refd.fault", "--fault '" + text + "': expected a number of frames after '='");
+    return ref::MakeError("refd.fault", "--fault '" + text + "': expected a number of " +
+                                            (f.kind == Kind::kReplyDelay ? "microseconds" : "frames") + " after '='");
   }
-  f.after_frames = std::stoull(n);
+  (f.kind == Kind::kReplyDelay ? f.reply_delay_us : f.after_frames) = std::stoull(n);
   return f;
 }
 
@@ -77,8 +80,20 @@ void Refd::NoteWaitReturned(int64_t waited_ns, int64_t asked_ns) {
 }
 
 void Refd::Write(const json& j) {
-  out_ += j.dump(-1, ' ', false, json::error_handler_t::replace);
-  out_ += '\n';
+  std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
+  if (!delayed_.empty()) {  // behind a delayed reply (--fault reply-delay-us): keep the order
+    delayed_.back().text += line;
+    return;
+  }
+  out_ += line;
+}
+
+void Refd::ReleaseDelayed() {
+  const int64_t now = MonotonicNs();
+  while (!delayed_.empty() && delayed_.front().due_ns <= now) {
+    out_ += delayed_.front().text;
+    delayed_.pop_front();
+  }
 }
 
 void Refd::FlushOut() {
@@ -122,7 +137,7 @@ void Refd::ReceiveOn(size_t plane) {
 void Refd::OnDatagram(uint8_t plane, const dut::Datagram& d) {
   ++frames_rx_;
   const Fault& f = options_.fault;
-  if (f.kind != Fault::Kind::kNone && frames_rx_ > f.after_frames) {
+  if (f.kind != Fault::Kind::kNone && f.kind != Fault::Kind::kReplyDelay && frames_rx_ > f.after_frames) {
     switch (f.kind) {
       case Fault::Kind::kCrash:
         std::fprintf(stderr, "mroce-refd: --fault crash-after-frames=%llu: aborting now\n",
@@ -138,6 +153,7 @@ void Refd::OnDatagram(uint8_t plane, const dut::Datagram& d) {
         options_.fault.kind = Fault::Kind::kNone;
         break;
       case Fault::Kind::kNone:
+      case Fault::Kind::kReplyDelay:
         break;
     }
   }
@@ -336,7 +352,15 @@ void Refd::HandleLine(std::string_view line) {
     Write(dut::jsonl::ErrorReply(0, ref::MakeError("refd.request", req.error().message)));
     return;
   }
-  Write(Handle(req.value()));
+  const json reply = Handle(req.value());
+  if (options_.fault.kind == Fault::Kind::kReplyDelay && started_) {
+    // The request is carried out (its frames have left) and the daemon goes on serving its timers
+    // and sockets; only the reply, and what is written after it, waits.
+    delayed_.push_back({MonotonicNs() + static_cast<int64_t>(options_.fault.reply_delay_us) * 1000, ""});
+    Write(reply);  // into delayed_.back()
+    return;
+  }
+  Write(reply);
 }
 
 int Refd::Run(int in_fd, int out_fd) {
@@ -356,12 +380,14 @@ int Refd::Run(int in_fd, int out_fd) {
       }
     }
     FlushEvents();
+    ReleaseDelayed();
     FlushOut();
     int64_t wait_ns = 100'000'000;
     if (dut_) {
       const dut::TimeNs next = dut_->NextDeadline();
       if (next != dut::kNever) wait_ns = std::clamp<int64_t>(next - Now(), 0, wait_ns);
     }
+    if (!delayed_.empty()) wait_ns = std::clamp<int64_t>(delayed_.front().due_ns - MonotonicNs(), 0, wait_ns);
     std::vector<pollfd> fds{{in_fd, POLLIN, 0}};
     for (const auto& u : udp_) fds.push_back({u->fd(), POLLIN, 0});
     const timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
@@ -406,6 +432,7 @@ int Refd::Run(int in_fd, int out_fd) {
     }
   }
   FlushEvents();
+  for (Delayed& d : std::exchange(delayed_, {})) out_ += d.text;
   FlushOut();
   return 0;
 }

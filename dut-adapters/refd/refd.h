@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -21,12 +22,14 @@
 namespace mroce::refd {
 
 // Deliberate misbehaviour for the harness's own tests (a DUT that crashes, hangs or breaks its
-// control protocol mid-run): after `after_frames` received data frames.
+// control protocol mid-run): after `after_frames` received data frames. Or a slow control path:
+// each request after `start` is carried out at once, its reply written `reply_delay_us` later.
 struct Fault {
-  enum class Kind { kNone, kCrash, kHang, kGarbage };
+  enum class Kind { kNone, kCrash, kHang, kGarbage, kReplyDelay };
   Kind kind = Kind::kNone;
   uint64_t after_frames = 0;
-  // "crash-after-frames=N", "hang-after-frames=N", "garbage-after-frames=N".
+  uint64_t reply_delay_us = 0;
+  // "crash-after-frames=N", "hang-after-frames=N", "garbage-after-frames=N", "reply-delay-us=N".
   static ref::Result<Fault> Parse(const std::string& text);
 };
 
@@ -71,6 +74,12 @@ class Refd final : public dut::FrameSink {
   bool quit_ = false;
   int out_fd_ = -1;
   std::string out_;
+  struct Delayed {
+    int64_t due_ns = 0;  // MonotonicNs
+    std::string text;
+  };
+  std::deque<Delayed> delayed_;  // replies held back by --fault reply-delay-us, in order
+  void ReleaseDelayed();
   int64_t t0_ = 0;
   uint64_t frames_rx_ = 0;
   uint64_t send_errors_ = 0;

@@ -159,6 +159,32 @@ TEST(RefdTest, StarvationTheDaemonSawIsReportedAsAStall) {
   EXPECT_GE(d->LongestStall(), before);
 }
 
+// While the harness waits for a control reply its simulated clock stands still and nothing is
+// read from the DUT's sockets, so the frames the DUT sends meanwhile reach the fabric all at once
+// afterwards, their spacing lost. After a connect the DUT is timing its CONNECT_REQ: the wait is
+// time the DUT went unserved (LongestStall), so that a verdict resting on those frames' spacing is
+// not a FAIL. Here the daemon answers `connect` 3 ms late, sending its CONNECT_REQ and the
+// retransmissions it times 1 ms and 3 ms after it meanwhile.
+TEST(RefdTest, AWaitForASlowConnectReplyIsTimeTheDutWentUnserved) {
+  auto d = Spawn(Refd("--fault reply-delay-us=3000"));
+  ASSERT_TRUE(d);
+  struct Count final : FrameSink {
+    size_t frames = 0;
+    void Send(std::span<const uint8_t>, uint8_t) override { ++frames; }
+  } sink;
+  ASSERT_TRUE(d->Start(Host(1), &sink).ok());  // answered 3 ms late too, before any frame: service
+  TimeNs t = d->NextDeadline();
+  d->OnTimer(t);  // the session's first tick starts the live clock
+  const TimeNs before = d->LongestStall();
+  ASSERT_TRUE(d->Connect(PeerInfo{Host(2).mac, Host(2).ip, 4797, {}}, t).ok());
+  t = d->NextDeadline();
+  d->OnTimer(t);
+  ASSERT_TRUE(d->Failure().empty()) << d->Failure();
+  EXPECT_GE(sink.frames, 2u) << "the CONNECT_REQ and its first retransmission, read together";
+  EXPECT_GE(d->LongestStall(), 3 * kMillisecond) << "before the connect: " << before << " ns";
+  EXPECT_LT(before, 3 * kMillisecond);
+}
+
 TEST(RefdTest, ARefusedCallIsTheDevicesAnswerNotAFailure) {
   auto d = Spawn(Refd());
   ASSERT_TRUE(d);

@@ -301,16 +301,20 @@ Result<json> ProcessDut::Request(const std::string& op, json args) {
   if (!failure_.empty()) return MakeError("dut.failed", failure_);
   const uint64_t id = next_id_++;
   // Until the DUT has been asked to send (a post_send, post_write or post_read), it has nothing in
-  // flight that a blocked harness could stall: setup requests (alloc, write, connect...) count as
-  // service. From then on a request blocks the simulation while the DUT's clock runs: stall time.
+  // flight that a blocked harness could stall: setup requests (alloc, write...) count as service.
+  // From then on a request blocks the simulation while the DUT's clock runs: stall time. So does a
+  // connect or disconnect itself: the DUT sends and times its CONNECT_REQ or DISCONNECT at once,
+  // and the frames it sends while the harness waits for the reply are read only afterwards, all
+  // at once (a slow reply compresses their spacing on the simulated clock).
   if (op == "post_send" || op == "post_write" || op == "post_read") sending_ = true;
+  const bool times_itself = op == "connect" || op == "disconnect";
   struct Served {
     sim::WallClockDriver& clock;
     bool count;
     ~Served() {
       if (count && clock.started()) clock.MarkServed();
     }
-  } served{clock_, !sending_};
+  } served{clock_, !sending_ && !times_itself};
   args["id"] = id;
   args["op"] = op;
   const std::string line = args.dump() + "\n";
