@@ -8,7 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build-fuzz}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
-FUZZERS="${FUZZERS:-fuzz_parse_frame fuzz_parse_meta fuzz_parse_roce fuzz_packet_info fuzz_process_line}"
+FUZZERS="${FUZZERS:-fuzz_parse_frame fuzz_parse_meta fuzz_parse_roce fuzz_packet_info fuzz_process_line fuzz_wire_frame}"
 CORPUS_ROOT="$BUILD_DIR/fuzz-corpus"
 ARTIFACTS="$BUILD_DIR/fuzz-artifacts"
 
@@ -21,7 +21,7 @@ ninja -C "$BUILD_DIR" $FUZZERS
 python3 - "$ROOT/reference/wire/tests/vectors" "$CORPUS_ROOT" <<'PY'
 import pathlib, sys
 vec, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-dirs = {k: out / k for k in ("fuzz_parse_frame", "fuzz_parse_meta", "fuzz_parse_roce", "fuzz_packet_info")}
+dirs = {k: out / k for k in ("fuzz_parse_frame", "fuzz_parse_meta", "fuzz_parse_roce", "fuzz_packet_info", "fuzz_wire_frame")}
 for d in dirs.values():
     d.mkdir(parents=True, exist_ok=True)
 n = 0
@@ -33,6 +33,7 @@ for f in sorted(vec.glob("*.hex")):
         n += 1
         (dirs["fuzz_parse_frame"] / f"seed-{n}").write_bytes(b)
         (dirs["fuzz_packet_info"] / f"seed-{n}").write_bytes(b)
+        (dirs["fuzz_wire_frame"] / f"seed-{n}").write_bytes(b)
         l3 = 18 if b[12:14] == b"\x81\x00" else 14
         if len(b) < l3 + 1:
             continue

@@ -26,7 +26,6 @@ constexpr size_t kMaxPending = 256;
 constexpr int64_t kArpRetryNs = 100'000'000;
 constexpr uint16_t kBurst = 32;
 
-uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 void PutBe16(uint8_t* p, uint16_t v) {
   p[0] = static_cast<uint8_t>(v >> 8);
   p[1] = static_cast<uint8_t>(v);
@@ -341,50 +340,25 @@ size_t EthdevDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn)
         const uint32_t len = std::min<uint32_t>(rte_pktmbuf_pkt_len(m), static_cast<uint32_t>(scratch_.size()));
         const uint8_t* f = static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch_.data()));
         if (f == nullptr || len < 42) continue;
-        wire::MacAddress src_mac{};
-        std::memcpy(src_mac.data(), f + 6, 6);
-        uint16_t type = Be16(f + 12);
-        size_t l2 = 14;
-        if (type == 0x8100) {  // a sender MAY send one 802.1Q tag (MROCE-ENC-001): its datagram counts
-          type = Be16(f + 16);
-          l2 = 18;
-          if (type != 0x0800) continue;
-        }
-        if (type == 0x0806) {
-          const uint8_t* a = f + 14;
-          if (Be16(a) != 1 || Be16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4) continue;
-          const uint16_t op = Be16(a + 6);
-          wire::MacAddress sha{};
-          wire::Ipv4Address spa{}, tpa{};
-          std::memcpy(sha.data(), a + 8, 6);
-          std::memcpy(spa.data(), a + 14, 4);
-          std::memcpy(tpa.data(), a + 24, 4);
-          if (spa == p.dut_ip) Learn(p, sha);
-          const auto peer = peers_.find(tpa);
-          if (op == 1 && peer != peers_.end() && peer->second == plane) Arp(p, 2, sha, tpa, spa);
+        const WireFrame w = ClassifyWireFrame(std::span<const uint8_t>(f, len));
+        if (w.kind == WireFrame::Kind::kArp) {
+          if (w.arp_spa == p.dut_ip) Learn(p, w.arp_sha);
+          const auto peer = peers_.find(w.arp_tpa);
+          if (w.arp_op == 1 && peer != peers_.end() && peer->second == plane) Arp(p, 2, w.arp_sha, w.arp_tpa, w.arp_spa);
           continue;
         }
-        if (type != 0x0800) continue;
-        if (l2 + 20 > len) continue;
-        const uint8_t* ip = f + l2;
-        const size_t ihl = static_cast<size_t>(ip[0] & 0x0F) * 4;
-        if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || l2 + ihl + 8 > len) continue;
-        if ((Be16(ip + 6) & 0x3FFF) != 0) continue;  // a fragment: not MetaRoCE
+        if (w.kind != WireFrame::Kind::kUdp || w.dport != config_.udp_port) continue;
+        const auto peer = peers_.find(w.dst);
+        if (peer == peers_.end() || peer->second != plane) continue;
         WireDatagram d;
         d.plane = plane;
-        std::memcpy(d.src.data(), ip + 12, 4);
-        std::memcpy(d.dst.data(), ip + 16, 4);
-        const auto peer = peers_.find(d.dst);
-        if (peer == peers_.end() || peer->second != plane) continue;
-        const uint8_t* udp = ip + ihl;
-        d.sport = Be16(udp);
-        d.dport = Be16(udp + 2);
-        if (d.dport != config_.udp_port) continue;
-        const size_t ulen = Be16(udp + 4);
-        if (ulen < 8 || l2 + ihl + ulen > len) continue;
-        d.tos = ip[1];
-        if (d.src == p.dut_ip && !p.dut_mac) Learn(p, src_mac);
-        d.payload = std::span<const uint8_t>(udp + 8, ulen - 8);
+        d.src = w.src;
+        d.dst = w.dst;
+        d.sport = w.sport;
+        d.dport = w.dport;
+        d.tos = w.tos;
+        d.payload = w.payload;
+        if (d.src == p.dut_ip && !p.dut_mac) Learn(p, w.src_mac);
         fn(d);
         ++delivered;
       }

@@ -127,6 +127,49 @@ void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4
   }
 }
 
+WireFrame ClassifyWireFrame(std::span<const uint8_t> frame) {
+  WireFrame w;
+  const uint8_t* f = frame.data();
+  const size_t len = frame.size();
+  if (len < 14) return w;
+  std::memcpy(w.src_mac.data(), f + 6, 6);
+  uint16_t type = Get16(f + 12);
+  size_t l2 = 14;
+  if (type == 0x8100) {
+    if (len < 18) return w;
+    type = Get16(f + 16);
+    l2 = 18;
+    if (type != 0x0800) return w;  // a tagged ARP, a second tag, ...: not ours
+  }
+  if (type == 0x0806) {
+    if (len < l2 + 28) return w;
+    const uint8_t* a = f + l2;
+    if (Get16(a) != 1 || Get16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4) return w;
+    w.kind = WireFrame::Kind::kArp;
+    w.arp_op = Get16(a + 6);
+    std::memcpy(w.arp_sha.data(), a + 8, 6);
+    std::memcpy(w.arp_spa.data(), a + 14, 4);
+    std::memcpy(w.arp_tpa.data(), a + 24, 4);
+    return w;
+  }
+  if (type != 0x0800 || len < l2 + 20) return w;
+  const uint8_t* ip = f + l2;
+  const size_t ihl = static_cast<size_t>(ip[0] & 0x0F) * 4;
+  if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || l2 + ihl + 8 > len) return w;
+  if ((Get16(ip + 6) & 0x3FFF) != 0) return w;  // a fragment: not MetaRoCE
+  const uint8_t* udp = ip + ihl;
+  const size_t ulen = Get16(udp + 4);
+  if (ulen < 8 || l2 + ihl + ulen > len) return w;
+  w.kind = WireFrame::Kind::kUdp;
+  std::memcpy(w.src.data(), ip + 12, 4);
+  std::memcpy(w.dst.data(), ip + 16, 4);
+  w.sport = Get16(udp);
+  w.dport = Get16(udp + 2);
+  w.tos = ip[1];
+  w.payload = frame.subspan(l2 + ihl + 8, ulen - 8);
+  return w;
+}
+
 Result<std::unique_ptr<UdpIo>> UdpIo::Open(const wire::Ipv4Address& ip, uint16_t port) {
   auto fd = BoundSocket(ip, port, /*recv_tos=*/true);
   if (!fd.ok()) return fd.error();

@@ -43,6 +43,26 @@ struct Datagram {
 void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4Address& src,
                const wire::Ipv4Address& dst);
 
+// What a raw Ethernet frame received from a DUT's port is (the dpdk adapter's receive path, which
+// reads untrusted bytes): an ARP packet (Ethernet/IPv4, untagged), an unfragmented IPv4/UDP
+// datagram (untagged or with one 802.1Q tag, which MROCE-ENC-001 allows a sender) whose UDP length
+// fits the frame, or something else. Never reads outside `frame`.
+struct WireFrame {
+  enum class Kind : uint8_t { kOther, kArp, kUdp };
+  Kind kind = Kind::kOther;
+  wire::MacAddress src_mac{};
+  // kArp
+  uint16_t arp_op = 0;
+  wire::MacAddress arp_sha{};
+  wire::Ipv4Address arp_spa{}, arp_tpa{};
+  // kUdp
+  wire::Ipv4Address src{}, dst{};
+  uint16_t sport = 0, dport = 0;
+  uint8_t tos = 0;
+  std::span<const uint8_t> payload;  // within `frame`
+};
+[[nodiscard]] WireFrame ClassifyWireFrame(std::span<const uint8_t> frame);
+
 class UdpIo {
  public:
   // Binds the receive socket to ip:port. Errors name the address and the system's reason.
