@@ -6,8 +6,9 @@
 #   gives the simulation's verdict (compare_live.py: inconclusive only where the live run says why).
 #   The raw_frames cases run here (the ethdev carries whole frames, checksums adjusted for the
 #   on-wire addresses, not repaired): a bad UDP checksum must reach the DUT's kernel and be dropped.
-#   One case must FAIL: the DUT's veth end has no VLAN interface, so its kernel drops the 802.1Q-
-#   tagged frame of framing.vlan.single-tag-accepted, and the harness must say so.
+#   One case must FAIL (or be inconclusive if the host starved it): the DUT's veth end has no VLAN
+#   interface, so its kernel drops the 802.1Q-tagged frame of framing.vlan.single-tag-accepted, and
+#   the harness must say so.
 # The DUT's ends of the veths must have carried the traffic. Exit 77 (ctest SKIP) when root, netns,
 # veth or the DPDK EAL are unavailable, or when the host was too loaded to judge more than 3 cases.
 #
