@@ -176,6 +176,11 @@ class ScriptRunner {
   // never runs ahead), so a simulated interval can be shorter than the DUT's own.
   int64_t cursor_lag_ns_ = 0;
   [[nodiscard]] int64_t Lag() const { return sim::MonotonicWallNs() - bed_->now_ns(); }
+  // A live DUT's extra round-trip time over the fabric's (calibrated, SessionOptions::
+  // live_rtt_extra_ns); 0 on the simulated clock.
+  [[nodiscard]] int64_t LiveExtra() const {
+    return rec_.dut_caps.simulated_time ? 0 : std::max<int64_t>(0, opt_.live_rtt_extra_ns);
+  }
   size_t consumed_ = 0;  // DUT frames up to this trace index were matched by an expect (or are older).
   // The current group of unordered expect steps: where it started, the frames it took, its end.
   bool in_group_ = false;
@@ -542,7 +547,7 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
   int64_t live_edge = 0;       // live DUTs, absent steps: the unjudged end of the window
   if (!rec_.dut_caps.simulated_time) {
     // A live DUT (SessionOptions::live_rtt_extra_ns): only timing widens.
-    const int64_t extra = std::max<int64_t>(0, opt_.live_rtt_extra_ns);
+    const int64_t extra = LiveExtra();
     std::ostringstream note;
     if (!s.absent) {
       until = from + std::max<int64_t>(0, s.within.ToNanoseconds(rec_.rtt_ns + extra)) + opt_.max_stall_ns;
@@ -631,7 +636,7 @@ bool ScriptRunner::DoExpect(const harness::ExpectStep& s, ScriptStepOutcome& out
       // stretched to the live RTT: a frame in it may be one the DUT's own timers sent on that RTT
       // (an RTO of a few live RTTs), which the script's fabric RTT did not allow for.
       const int64_t stall = bed_->Device(kDutHost).LongestStall() + rec_.rtt_ns;
-      const bool stretched = s.within.ToNanoseconds(rec_.rtt_ns) != s.within.ToNanoseconds(rec_.rtt_ns + opt_.live_rtt_extra_ns);
+      const bool stretched = s.within.ToNanoseconds(rec_.rtt_ns) != s.within.ToNanoseconds(rec_.rtt_ns + LiveExtra());
       if (stretched) {
         out.state = ScriptStepOutcome::State::kUnjudged;
         out.reason = ScriptWhere(s.where) + ": not judged live: the DUT sent a frame the script says must be absent (frame " +
@@ -785,7 +790,7 @@ RunRecord ScriptRunner::Run() {
           } else {
             // `after` the previous step: a live DUT's frames take the live RTT (calibrated), so an
             // `after` in RTTs is measured in it, as expect windows are.
-            const int64_t rtt = rec_.rtt_ns + (rec_.dut_caps.simulated_time ? 0 : std::max<int64_t>(0, opt_.live_rtt_extra_ns));
+            const int64_t rtt = rec_.rtt_ns + LiveExtra();
             const int64_t at = s.after ? cursor_ns_ + std::max<int64_t>(0, s.after->ToNanoseconds(rtt))
                                        : std::max(start_ns_ + s.at.ToNanoseconds(rec_.rtt_ns), cursor_ns_);
             RunTo(at);
