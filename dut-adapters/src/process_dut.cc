@@ -546,16 +546,16 @@ Status ProcessDut::PostRead(const ReadRequest& wr, TimeNs now) {
 
 void ProcessDut::OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) {
   if (!failure_.empty() || data_ == nullptr) return;
-  auto view = wire::FrameView::Locate(frame);
+  // The same frame in on-wire addresses: peer -> DUT on this plane, its checksums adjusted for the
+  // new addresses (a bad one the case injected stays bad).
+  std::vector<uint8_t> out(frame.begin(), frame.end());
+  auto view = wire::FrameView::Locate(std::span<uint8_t>(out));
   if (!view.ok() || view->ip_version() != 4) return;  // nothing the kernel could carry
   wire::Ipv4Address src{};
   std::memcpy(src.data(), view->src_addr().data(), 4);
   if (plane >= config_.num_planes) return;
   if (auto s = AddPeer(plane, src); !s.ok()) return SetFailure("cannot be reached: " + s.error().message);
-  // The same frame in on-wire addresses: peer -> DUT on this plane, its checksums adjusted for the
-  // new addresses (a bad one the case injected stays bad).
-  std::vector<uint8_t> out(frame.begin(), frame.end());
-  Readdress(out, view->l3_offset(), view->udp_offset(), Real(plane, src), Real(plane, config_.ip));
+  view->set_ipv4_addrs(Real(plane, src), Real(plane, config_.ip));
   (void)data_->Send(plane, out);  // errors counted by the data plane; the protocol recovers from loss
 }
 

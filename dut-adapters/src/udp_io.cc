@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mroce/dut/process_protocol.h"
+#include "mroce/wire/byte_order.h"
 #include "mroce/wire/frame_view.h"
 #include "mroce/wire/ip.h"
 
@@ -89,84 +90,38 @@ std::vector<uint8_t> FrameFor(const wire::MacAddress& src_mac, const wire::MacAd
   return f;
 }
 
-namespace {
-
-// RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') over each 16-bit word m that changed to m'.
-uint16_t AdjustChecksum(uint16_t hc, std::span<const uint8_t> old_words, std::span<const uint8_t> new_words) {
-  uint32_t sum = static_cast<uint16_t>(~hc);
-  for (size_t i = 0; i + 1 < old_words.size(); i += 2) {
-    sum += static_cast<uint16_t>(~(old_words[i] << 8 | old_words[i + 1]));
-    sum += static_cast<uint32_t>(new_words[i] << 8 | new_words[i + 1]);
-  }
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
-}
-
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-
-}  // namespace
-
-void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4Address& src,
-               const wire::Ipv4Address& dst) {
-  if (l3 + 20 > frame.size() || udp < l3 + 20 || udp + 8 > frame.size()) return;
-  uint8_t* ip = frame.data() + l3;
-  uint8_t old_addrs[8], new_addrs[8];
-  std::memcpy(old_addrs, ip + 12, 8);
-  std::memcpy(new_addrs, src.data(), 4);
-  std::memcpy(new_addrs + 4, dst.data(), 4);
-  std::memcpy(ip + 12, new_addrs, 8);
-  Put16(ip + 10, AdjustChecksum(Get16(ip + 10), old_addrs, new_addrs));
-  uint8_t* u = frame.data() + udp;
-  if (const uint16_t c = Get16(u + 6); c != 0) {
-    const uint16_t adjusted = AdjustChecksum(c, old_addrs, new_addrs);
-    Put16(u + 6, adjusted == 0 ? 0xFFFF : adjusted);  // 0 means "no checksum" (RFC 768)
-  }
-}
-
 WireFrame ClassifyWireFrame(std::span<const uint8_t> frame) {
+  using wire::internal::Load16;
   WireFrame w;
   const uint8_t* f = frame.data();
   const size_t len = frame.size();
   if (len < 14) return w;
   std::memcpy(w.src_mac.data(), f + 6, 6);
-  uint16_t type = Get16(f + 12);
-  size_t l2 = 14;
-  if (type == 0x8100) {
-    if (len < 18) return w;
-    type = Get16(f + 16);
-    l2 = 18;
-    if (type != 0x0800) return w;  // a tagged ARP, a second tag, ...: not ours
-  }
-  if (type == 0x0806) {
-    if (len < l2 + 28) return w;
-    const uint8_t* a = f + l2;
-    if (Get16(a) != 1 || Get16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4) return w;
+  if (Load16(f + 12) == 0x0806) {  // ARP: untagged only
+    if (len < 14 + 28) return w;
+    const uint8_t* a = f + 14;
+    if (Load16(a) != 1 || Load16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4) return w;
     w.kind = WireFrame::Kind::kArp;
-    w.arp_op = Get16(a + 6);
+    w.arp_op = Load16(a + 6);
     std::memcpy(w.arp_sha.data(), a + 8, 6);
     std::memcpy(w.arp_spa.data(), a + 14, 4);
     std::memcpy(w.arp_tpa.data(), a + 24, 4);
     return w;
   }
-  if (type != 0x0800 || len < l2 + 20) return w;
-  const uint8_t* ip = f + l2;
-  const size_t ihl = static_cast<size_t>(ip[0] & 0x0F) * 4;
-  if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || l2 + ihl + 8 > len) return w;
-  if ((Get16(ip + 6) & 0x3FFF) != 0) return w;  // a fragment: not MetaRoCE
-  const uint8_t* udp = ip + ihl;
-  const size_t ulen = Get16(udp + 4);
-  if (ulen < 8 || l2 + ihl + ulen > len) return w;
+  // Ethernet [one 802.1Q tag] / IPv4 without options / UDP, within the frame (a second tag fails).
+  wire::FrameView v;
+  if (!wire::FrameView::TryLocate(frame, &v) || v.ip_version() != 4) return w;
+  const uint8_t* ip = f + v.l3_offset();
+  if ((Load16(ip + 6) & 0x3FFF) != 0) return w;  // a fragment: not MetaRoCE
+  const size_t ulen = Load16(f + v.udp_offset() + 4);
+  if (ulen < 8 || v.udp_offset() + ulen > v.ip_end()) return w;
   w.kind = WireFrame::Kind::kUdp;
-  std::memcpy(w.src.data(), ip + 12, 4);
-  std::memcpy(w.dst.data(), ip + 16, 4);
-  w.sport = Get16(udp);
-  w.dport = Get16(udp + 2);
+  std::memcpy(w.src.data(), v.src_addr().data(), 4);
+  std::memcpy(w.dst.data(), v.dst_addr().data(), 4);
+  w.sport = v.sport();
+  w.dport = v.dport();
   w.tos = ip[1];
-  w.payload = frame.subspan(l2 + ihl + 8, ulen - 8);
+  w.payload = frame.subspan(v.payload_offset(), ulen - 8);
   return w;
 }
 

@@ -113,4 +113,24 @@ void FrameView::set_sport(uint16_t sport) {
   }
 }
 
+void FrameView::set_ipv4_addrs(std::span<const uint8_t, 4> src, std::span<const uint8_t, 4> dst) {
+  assert(writable_ && ip_version_ == 4);
+  uint8_t* ip = data_ + l3_offset_;
+  uint8_t* udp = data_ + udp_offset_;
+  uint16_t ip_sum = Load16(ip + 10), udp_sum = Load16(udp + 6);
+  const bool udp_checked = udp_sum != 0;
+  const uint8_t* addrs[2] = {src.data(), dst.data()};
+  for (int a = 0; a < 2; ++a) {
+    for (int w = 0; w < 4; w += 2) {
+      uint8_t* at = ip + 12 + 4 * a + w;
+      const uint16_t old = Load16(at), now = Load16(addrs[a] + w);
+      Store16(at, now);
+      ip_sum = IncrementalChecksum(ip_sum, old, now);
+      if (udp_checked) udp_sum = IncrementalChecksum(udp_sum, old, now);
+    }
+  }
+  Store16(ip + 10, ip_sum);
+  if (udp_checked) Store16(udp + 6, udp_sum == 0 ? 0xFFFF : udp_sum);  // 0 means none (RFC 768)
+}
+
 }  // namespace mroce::wire

@@ -1,8 +1,9 @@
-// FrameView: offsets, 5-tuple, ECN marking and source-port rewrite keep checksums valid.
+// FrameView: offsets, 5-tuple, ECN marking, source-port and address rewrites keep checksums valid.
 #include "mroce/wire/frame_view.h"
 
 #include <gtest/gtest.h>
 
+#include "mroce/wire/byte_order.h"
 #include "mroce/wire/wire.h"
 #include "test_util.h"
 
@@ -60,6 +61,71 @@ TEST(FrameViewTest, MatchesParsedFrame) {
       EXPECT_EQ(ip->checksum, Ipv4HeaderChecksum(std::span(bytes).subspan(v->l3_offset(), 20)));
     }
   }
+}
+
+TEST(FrameViewTest, NewIpv4AddressesKeepValidChecksumsValid) {
+  const uint64_t seed = testing::TestSeed();
+  testing::RandomPackets gen(seed);
+  int done = 0;
+  for (int n = 0; n < 5000; ++n) {
+    const Frame f = gen.AnyFrame();
+    if (!f.is_ipv4() || f.roce() != nullptr) continue;  // a RoCEv2 ICRC covers the addresses
+    auto bytes = SerializeFrame(f);
+    auto v = FrameView::Locate(std::span<uint8_t>(bytes));
+    ASSERT_TRUE(v);
+    Ipv4Address src{}, dst{};
+    for (auto& b : src) b = static_cast<uint8_t>(gen.Bits(8));
+    for (auto& b : dst) b = static_cast<uint8_t>(gen.Bits(8));
+    const uint16_t udp_before = internal::Load16(bytes.data() + v->udp_offset() + 6);
+    v->set_ipv4_addrs(src, dst);
+    auto r = ParseFrame(bytes, ParseOptions{.verify_udp_checksum = true});
+    ASSERT_TRUE(r) << "seed " << seed << " n " << n << ": " << r.error().ToString();
+    EXPECT_EQ(r->ip4()->src, src);
+    EXPECT_EQ(r->ip4()->dst, dst);
+    EXPECT_EQ(r->ip4()->checksum, Ipv4HeaderChecksum(std::span(bytes).subspan(v->l3_offset(), 20)));
+    if (udp_before == 0) {
+      EXPECT_EQ(internal::Load16(bytes.data() + v->udp_offset() + 6), 0) << "none stays none";
+    }
+    ++done;
+  }
+  EXPECT_GT(done, 500);
+}
+
+TEST(FrameViewTest, NewIpv4AddressesKeepAWrongChecksumWrongByTheSameAmount) {
+  // What framing.udp.bad-checksum-dropped injects (UDP checksum 4660), behind a VLAN tag, with a
+  // wrong IPv4 header checksum too: the dpdk adapter's readdressing must not repair either.
+  const Ipv4Address a{10, 0, 0, 2}, b{10, 0, 0, 1}, wa{198, 18, 1, 2}, wb{198, 18, 1, 1};
+  const std::vector<uint8_t> payload = {0x11, 0x18, 0x1f, 0x26, 1, 2, 3};
+  std::vector<uint8_t> f(18 + 20 + 8 + payload.size(), 0);
+  f[12] = 0x81, f[14] = 0x00, f[15] = 0x05, f[16] = 0x08;  // 802.1Q VLAN 5, IPv4
+  uint8_t* ip = f.data() + 18;
+  ip[0] = 0x45, ip[3] = static_cast<uint8_t>(20 + 8 + payload.size()), ip[8] = 64, ip[9] = 17;
+  std::copy(a.begin(), a.end(), ip + 12);
+  std::copy(b.begin(), b.end(), ip + 16);
+  internal::Store16(ip + 10, Ipv4HeaderChecksum(std::span<const uint8_t>(ip, 20)) ^ 0x0100);
+  uint8_t* udp = ip + 20;
+  internal::Store16(udp, 49153), internal::Store16(udp + 2, 4797), internal::Store16(udp + 4, static_cast<uint16_t>(8 + payload.size()));
+  std::copy(payload.begin(), payload.end(), udp + 8);
+  const auto segment = std::span<const uint8_t>(udp, 8 + payload.size());
+  const uint16_t good_before = UdpChecksumIpv4(a, b, segment);
+  internal::Store16(udp + 6, 4660);
+  auto v = FrameView::Locate(std::span<uint8_t>(f));
+  ASSERT_TRUE(v);
+  v->set_ipv4_addrs(wa, wb);
+  auto header_verifies = [&] {
+    std::vector<uint8_t> h(ip, ip + 20);
+    h[10] = h[11] = 0;
+    return Ipv4HeaderChecksum(h) == internal::Load16(ip + 10);
+  };
+  EXPECT_FALSE(header_verifies()) << "a wrong header checksum is not repaired";
+  const uint16_t good_after = UdpChecksumIpv4(wa, wb, segment);
+  EXPECT_NE(internal::Load16(udp + 6), good_after);
+  auto distance = [](uint16_t x, uint16_t y) {  // one's-complement x - y
+    uint32_t sum = x + static_cast<uint16_t>(~y);
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    return static_cast<uint16_t>(sum);
+  };
+  EXPECT_EQ(distance(internal::Load16(udp + 6), good_after), distance(4660, good_before));
 }
 
 TEST(FrameViewTest, MarkCeOnlyWhenEcnCapable) {

@@ -34,19 +34,10 @@ struct Datagram {
                                             uint16_t sport, uint16_t dport, uint8_t tos,
                                             std::span<const uint8_t> payload);
 
-// Rewrites the IPv4 source and destination of `frame` (its IPv4 header at `l3`, its UDP header at
-// `udp`) to src and dst. The IPv4 header checksum and a non-zero UDP checksum are adjusted for the
-// change (RFC 1624), not recomputed: a checksum that verified still does, and one a test case made
-// wrong stays wrong by the same amount, so the DUT still sees the error the case is about. A UDP
-// checksum of 0 (none, as MetaRoCE senders send it over IPv4) stays 0. Does nothing when the frame
-// is too short to hold the headers at those offsets.
-void Readdress(std::span<uint8_t> frame, size_t l3, size_t udp, const wire::Ipv4Address& src,
-               const wire::Ipv4Address& dst);
-
 // What a raw Ethernet frame received from a DUT's port is (the dpdk adapter's receive path, which
 // reads untrusted bytes): an ARP packet (Ethernet/IPv4, untagged), an unfragmented IPv4/UDP
-// datagram (untagged or with one 802.1Q tag, which MROCE-ENC-001 allows a sender) whose UDP length
-// fits the frame, or something else. Never reads outside `frame`.
+// datagram without options (untagged or with one 802.1Q tag, which MROCE-ENC-001 allows a sender)
+// whose UDP length fits its IP packet, or something else. Never reads outside `frame`.
 struct WireFrame {
   enum class Kind : uint8_t { kOther, kArp, kUdp };
   Kind kind = Kind::kOther;

@@ -60,6 +60,10 @@ class FrameView {
   // Rewrites the UDP source port (entropy re-roll); a non-zero UDP checksum is updated incrementally.
   // The MetaRoCE CRC does not cover UDP; a RoCEv2 ICRC does, so this invalidates RoCEv2 frames.
   void set_sport(uint16_t sport);
+  // IPv4: rewrites the source and destination addresses. The header checksum and a non-zero UDP
+  // checksum are adjusted for the change (RFC 1624), not recomputed: one that verified still does,
+  // one that did not stays wrong by the same amount; a UDP checksum of 0 (none) stays 0.
+  void set_ipv4_addrs(std::span<const uint8_t, 4> src, std::span<const uint8_t, 4> dst);
 
   // MetaRoCE: true if dport == meta_port and a full common header is present.
   [[nodiscard]] bool is_meta(uint16_t meta_port = kMetaUdpPort) const {
