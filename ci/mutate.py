@@ -588,8 +588,9 @@ class Worker:
             self.log("%s: configuring" % self.dir)
             subprocess.run(["cmake", "-S", self.src, "-B", self.build, "-G", "Ninja",
                             "-DPython3_EXECUTABLE=/usr/bin/python3", "-DMROCE_PYTHON=OFF", "-DMROCE_DPDK=OFF",
-                            "-DMROCE_SANITIZE=OFF", "-DMROCE_FUZZ=OFF", "-DCMAKE_BUILD_TYPE=Release",
-                            "-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"],
+                            "-DMROCE_SANITIZE=OFF", "-DMROCE_FUZZ=OFF", "-DCMAKE_BUILD_TYPE=Release"]
+                           + (["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+                              if shutil.which("ccache") else []),
                            check=True, capture_output=True)
         ok, out = self.ninja()
         if not ok:
