@@ -17,7 +17,7 @@ namespace {
 enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
-  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kBeforeEstablished, kAckEpoch, kAckArrived,
+  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
@@ -51,6 +51,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before 3 PROBE_ACKs matching the epoch's PROBEs arrived"},
       {"data.window", "MROCE-PATH-007", "a new PSN p only while p - snd_una < 256, snd_una from the ACKs that arrived"},
       {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
+      {"data.rnr-hold", "MROCE-RNR-005", "after an RNR NACK for an outstanding PSN of the path's epoch arrived (info us): no retransmission of that PSN for max(info, 1) us, and one by 2 x max(info, 1) + 100 us + G, unless meanwhile a later RNR NACK for it, an ACK of it, a PROBE of the path, the connection's close or error, the eighth RNR NACK or a hint below 1 Gb/s (simulated clock only)", true},
       {"conn.established", "MROCE-CONN-009", "no packet other than connection management to a connection id before a CONNECT_ACK set it up"},
       {"ack.epoch", "MROCE-ACK-003", "an ACK names epoch 0 or an epoch that a PROBE which arrived announced"},
       {"ack.only-arrived", "MROCE-ACK-003", "epsn and SACK bits acknowledge only PSNs that arrived at the DUT in that epoch (MROCE-ACK-001)"},
@@ -139,6 +140,16 @@ struct TxPath {
     int64_t acked_at = -1;
   };
   std::optional<LastProbe> last_probe;
+  std::vector<int64_t> probe_sent_at;  // every PROBE the DUT sent on the path
+  // RNR holds (MROCE-RNR-005): (epoch, psn) -> the RNR NACKs a conformant sender certainly took, and
+  // the times the DUT retransmitted the PSN in that epoch.
+  struct RnrHold {
+    int64_t at = 0;
+    uint16_t info = 0;
+    long frame = -1;
+  };
+  std::map<std::pair<uint8_t, uint32_t>, std::vector<RnrHold>> rnr_holds;
+  std::map<std::pair<uint8_t, uint32_t>, std::vector<int64_t>> rtx_at;
 };
 
 // The DUT's receiving side of one path of one connection.
@@ -207,6 +218,7 @@ class Monitor {
     CountersRx();
     TelemetryNames();
     SendingRate();
+    RnrHoldEnds();
     return std::move(out_);
   }
 
@@ -238,6 +250,11 @@ class Monitor {
   std::map<std::pair<ConnKey, uint32_t>, std::vector<RxEvent>> rx_events_;  // (key, generation) -> events
   std::vector<RxEvent> endpoint_rx_;
   std::set<std::pair<ConnKey, uint32_t>> closing_;  // past ESTABLISHED as the frames show: DISCONNECT, fatal NACK
+  std::map<std::pair<ConnKey, uint32_t>, int64_t> closing_at_;  // when the frames first showed it
+  void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) {
+    closing_.insert(kg);
+    closing_at_.try_emplace(kg, t);
+  }
   std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
   std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
   using SegKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>;  // as segment_
@@ -688,6 +705,21 @@ class Monitor {
     Expect(kNoRtxOfAcked, !Acked(p, ch.psn, before), i,
            "PSN " + Str(ch.psn) + " retransmitted after an ACK that arrived had acknowledged it", "acknowledged", 0, 1,
            seen->second);
+    // MROCE-RNR-005: not during an RNR hold (simulated clock: the NACK's arrival is the DUT's moment).
+    p.rtx_at[{p.epoch, ch.psn}].push_back(r.time_ns);
+    if (auto h = p.rnr_holds.find({p.epoch, ch.psn}); h != p.rnr_holds.end() && !live_) {
+      for (const TxPath::RnrHold& hold : h->second) {
+        const int64_t min_ns = std::max<int64_t>(hold.info, 1) * 1000;
+        if (r.time_ns <= hold.at || r.time_ns - hold.at >= min_ns) continue;
+        Values(Violate(kRnrHold, i,
+                       "PSN " + Str(ch.psn) + " retransmitted " + Str(static_cast<uint64_t>(r.time_ns - hold.at)) +
+                           " ns after an RNR NACK with info " + Str(hold.info) + " arrived: the hold lasts at least " +
+                           Str(static_cast<uint64_t>(min_ns)) + " ns",
+                       hold.frame),
+               "ns after the RNR NACK", static_cast<uint64_t>(min_ns), static_cast<uint64_t>(r.time_ns - hold.at));
+        break;
+      }
+    }
   }
 
   // A re-send (RTX on a new PSN): its content was sent before on a path the DUT has since probed.
@@ -831,7 +863,7 @@ class Monitor {
     if (k.code != wire::NackCode::kInvalidConn) {
       ConnKey key;
       const Negotiated* n = Named(i, r, m, &key);
-      if (n != nullptr && FatalNack(code)) closing_.insert({key, n->generation});
+      if (n != nullptr && FatalNack(code)) Close({key, n->generation}, r.time_ns);
     }
   }
 
@@ -844,6 +876,7 @@ class Monitor {
            n->num_paths - 1u, m.ch.path_id);
     Plane(i, r, *n, m.ch.path_id);
     TxPath& p = Tx(key, *n, m.ch.path_id);
+    p.probe_sent_at.push_back(r.time_ns);
     Expect(kProbeSequence, h.probe_seq == p.last_probe_seq + 1, i, "probe_seq not one above the path's previous PROBE",
            "prh.probe_seq", p.last_probe_seq + 1, h.probe_seq);
     p.last_probe_seq = h.probe_seq;
@@ -1029,7 +1062,7 @@ class Monitor {
       return;
     }
     Expect(kNonce, c.nonce == n->nonce, i, Name(op) + " without the connection's nonce", "cmh.nonce", n->nonce, c.nonce);
-    closing_.insert({{r.dst_host, m.ch.dst_conn_id}, n->generation});
+    Close({{r.dst_host, m.ch.dst_conn_id}, n->generation}, r.time_ns);
     if (op == Opcode::kDisconnectAck) {
       Judged(kDisconnectAck);
       if (!arrived_disconnects_.count({r.dst_host, n->dut_id, c.nonce})) {
@@ -1087,7 +1120,7 @@ class Monitor {
     if (op == Opcode::kDisconnect || op == Opcode::kDisconnectAck) {
       if (op == Opcode::kDisconnect) arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
       auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
-      if (k != by_dut_id_.end()) closing_.insert({k->second, conns_.at(k->second).generation});
+      if (k != by_dut_id_.end()) Close({k->second, conns_.at(k->second).generation}, r.time_ns);
       return;
     }
     const bool data = wire::IsDataOpcode(op);
@@ -1123,6 +1156,18 @@ class Monitor {
         p.last_probe->acked_at = r.time_ns;
         if (++p.consecutive_acks == kMaxProbeAcksNeeded && !live_) Judged(kProbeReintroduceBy);
       }
+    } else if (op == Opcode::kNack && m->nack() != nullptr && m->nack()->code == wire::NackCode::kRnr && !live_) {
+      // MROCE-RNR-005: a hold a conformant sender certainly starts (RNR-007: the PSN outstanding on
+      // the named path and epoch; the NACK of the connection's version, naming the PSN's message).
+      const wire::NackHeader& q = *m->nack();
+      if (path >= n.num_paths || m->ch.ver != n.version || closing_.count({k->second, n.generation})) return;
+      TxPath& p = Tx(k->second, n, path);
+      if (!p.started || m->ch.path_epoch != p.epoch) return;
+      auto sent = p.sent.find(q.psn);
+      if (sent == p.sent.end() || Acked(p, q.psn, r.time_ns)) return;
+      const wire::MetaPacket d = MetaAt(sent->second);
+      if (d.meh() == nullptr || d.meh()->stream_id != q.stream_id || d.meh()->msn != q.msn) return;
+      p.rnr_holds[{p.epoch, q.psn}].push_back({r.time_ns, static_cast<uint16_t>(std::min<uint32_t>(q.info, 0xFFFF)), i});
     } else if (op == Opcode::kAck) {
       TxPath& p = Tx(k->second, n, path);
       const wire::AckHeader& a = *m->ack();
@@ -1182,7 +1227,7 @@ class Monitor {
     }
     RxEventsOf(k->second, *n, r, fr, m, true);
     if (wire::ExtKindOf(op) != wire::ExtKind::kConnMgmt) established_.insert({k->second, n->generation});
-    if (op == Opcode::kNack && FatalNack(code)) closing_.insert({k->second, n->generation});
+    if (op == Opcode::kNack && FatalNack(code)) Close({k->second, n->generation}, r.time_ns);
   }
 
   // The counter events of a packet for connection (key, n); `sure`: the connection is open and this
@@ -1388,6 +1433,51 @@ class Monitor {
     if (missing.size() > 6) list += ", ... (" + Str(missing.size()) + " in all)";
     Values(Violate(kTelemetryNames, -1, "the last telemetry sample at " + Str(s->time_ns) + " ns lacks " + list),
            "names missing", 0, missing.size());
+  }
+
+  // --- RNR holds end (MROCE-RNR-005's upper bound, simulated clock) ---------------------------------
+  void RnrHoldEnds() {
+    if (live_) return;
+    int64_t end = 0;  // the trace's last moment
+    for (const auto& f : t_.frames) end = std::max(end, f.time_ns);
+    for (const auto& c : t_.control) end = std::max(end, c.time_ns);
+    for (const auto& s : t_.telemetry) end = std::max(end, s.time_ns);
+    for (const auto& [kp, p] : tx_) {
+      const std::pair<ConnKey, uint32_t> kg{std::get<0>(kp), std::get<1>(kp)};
+      auto closing = closing_at_.find(kg);
+      auto rate = rate_.find(kg);
+      for (const auto& [ep, holds] : p.rnr_holds) {
+        const auto rtx = p.rtx_at.find(ep);
+        for (size_t h = 0; h < holds.size(); ++h) {
+          const TxPath::RnrHold& hold = holds[h];
+          Judged(kRnrHold);
+          const int64_t deadline = hold.at + (2 * std::max<int64_t>(hold.info, 1) + 100) * 1000 + kGranularityNs;
+          if (deadline > end || h >= 7) continue;                       // not seen to its end; RNR retry limit
+          if (h + 1 < holds.size() && holds[h + 1].at <= deadline) continue;  // a new hold took over
+          if (closing != closing_at_.end() && closing->second <= deadline) continue;
+          if (std::any_of(p.probe_sent_at.begin(), p.probe_sent_at.end(),
+                          [&](int64_t t) { return t > hold.at && t <= deadline; })) {
+            continue;  // the path failed: the content is re-sent elsewhere (7.7)
+          }
+          if (p.epoch == ep.first && Acked(p, ep.second, deadline)) continue;
+          if (rate != rate_.end()) {  // the pacing of chapter 10 may delay it
+            const RateTrack& tr = rate->second;
+            bool slow = tr.peer_max_rate != 0 && tr.peer_max_rate < 1000;
+            for (const auto& hint : tr.hints) slow = slow || (std::get<0>(hint) <= deadline && std::get<1>(hint) < 1000);
+            if (slow) continue;
+          }
+          const bool done = rtx != p.rtx_at.end() &&
+                            std::any_of(rtx->second.begin(), rtx->second.end(),
+                                        [&](int64_t t) { return t > hold.at && t <= deadline; });
+          if (!done) {
+            Values(Violate(kRnrHold, hold.frame,
+                           "PSN " + Str(ep.second) + " not retransmitted within 2 x max(info, 1) + 100 us (+ G) of the RNR "
+                                                     "NACK with info " + Str(hold.info) + " that held it"),
+                   "retransmission by (ns after the NACK)", static_cast<uint64_t>(deadline - hold.at), 0);
+          }
+        }
+      }
+    }
   }
 
   // --- sending rate (MROCE-HINT-005, section 10.4) --------------------------------------------------

@@ -170,11 +170,12 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
     for (size_t k = 0; k < judged.size(); ++k) judged[k] += rep.judged[k];
   }
   // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ, DISCONNECT or
-  // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission, a connection in ERROR. Every other rule judged something.
+  // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission, a connection in ERROR, an RNR NACK to
+  // the DUT. Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
     if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "probe.reintroduce-by" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
-        id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush") {
+        id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush" || id == "data.rnr-hold") {
       continue;
     }
     EXPECT_GT(judged[k], 0u) << id << " judged nothing";
@@ -415,6 +416,41 @@ TEST(ClauseMonitor, ReintroducedByTheTwentyFourthProbeAck) {
   EXPECT_GT(legal.judged[rule], 0u);
   ExpectFires(ProbingWithMoreRounds(22), "probe.reintroduce-by");
   EXPECT_EQ(RunClauseMonitor(Probing()).judged[rule], 0u);  // 3 in a row: the trigger never happened
+}
+
+// loss.sender.rnr-hold: the SEND is refused with RNR info 50 us; the reference retransmits it within
+// [50, 201] us of the NACK's arrival. Earlier, later or never breaks MROCE-RNR-005.
+TEST(ClauseMonitor, RnrHoldHasALowerAndAnUpperBound) {
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/loss/sender.rnr-hold.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  const RunRecord rec = Simulate(c.value, Options("reference", 1));
+  const MonitorReport clean = RunClauseMonitor(rec);
+  EXPECT_TRUE(clean.violations.empty()) << Describe(rec, clean);
+  EXPECT_GT(clean.judged[Rule("data.rnr-hold")], 0u);
+  auto is_rnr = [](const FrameRecord&, const wire::MetaPacket& m) {
+    return m.ch.opcode == Opcode::kNack && m.nack()->code == wire::NackCode::kRnr;
+  };
+  auto is_rtx = [](const FrameRecord&, const wire::MetaPacket& m) {
+    return m.ch.opcode == Opcode::kSend && m.ch.Has(wire::kFlagRtx);
+  };
+  const long nack = Find(rec, false, is_rnr);
+  const long rtx = Find(rec, true, is_rtx);
+  ASSERT_LT(nack, rtx);
+  const int64_t arrived = rec.trace.frames[static_cast<size_t>(nack)].time_ns;
+  RunRecord early = rec;  // 10 us into a 50 us hold
+  early.trace.frames[static_cast<size_t>(rtx)].time_ns = arrived + 10'000;
+  ExpectFires(early, "data.rnr-hold");
+  RunRecord never = rec;  // the hold never ends
+  never.trace.frames.erase(never.trace.frames.begin() + rtx);
+  never.trace.frames.push_back(never.trace.frames.back());  // the trace goes on past the deadline
+  never.trace.frames.back().time_ns = arrived + 250'000;
+  ExpectFires(never, "data.rnr-hold");
+  RunRecord renewed = never;  // ... unless a second RNR NACK for the PSN renewed the hold
+  renewed.trace.frames.insert(renewed.trace.frames.begin() + nack + 1, renewed.trace.frames[static_cast<size_t>(nack)]);
+  renewed.trace.frames[static_cast<size_t>(nack) + 1].time_ns = arrived + 150'000;
+  renewed.trace.frames.back().time_ns = arrived + 400'000;
+  const MonitorReport rep = RunClauseMonitor(renewed);
+  EXPECT_EQ(rep.violation_counts[Rule("data.rnr-hold")], 1u) << Describe(renewed, rep);  // the renewed one, by 351 us
 }
 
 TEST(ClauseMonitor, ProbeRules) {
