@@ -40,7 +40,7 @@ const std::vector<MonitorRule>& Rules() {
       {"header.path-id", "MROCE-PATH-001", "path_id below the negotiated num_paths"},
       {"header.stream-id", "MROCE-STRM-001", "stream_id below the negotiated max_streams"},
       {"encap.plane", "MROCE-ENC-009", "data and PROBE of path p, and the PROBE_ACK for path p, leave through plane p mod num_planes"},
-      {"data.segmentation", "MROCE-STRM-007", "msg_offset a multiple of the MTU, payload_len = min(MTU, msg_len - msg_offset)"},
+      {"data.segmentation", "MROCE-STRM-007", "msg_offset a multiple of the MTU and below msg_len (0 in an empty message), payload_len = min(MTU, msg_len - msg_offset)"},
       {"data.ack-requested", "MROCE-ACK-014", "AR on the last packet of every message and on every packet with RTX"},
       {"data.message-fields", "MROCE-STRM-004", "every packet of one message carries the same opcode, msg_len and MEH fields; a segment sent again the same bytes"},
       {"data.psn-sequence", "MROCE-PATH-006", "the first new PSN of a path is 0 (in a later epoch the PROBEs' PSN), each further new PSN the previous + 1"},
@@ -591,6 +591,9 @@ class Monitor {
       if (op != Opcode::kReadReq) {
         Expect(kSegmentation, e.msg_offset % n->mtu == 0, i, "msg_offset not a multiple of the MTU", "meh.msg_offset",
                e.msg_offset - e.msg_offset % n->mtu, e.msg_offset);
+        Expect(kSegmentation, e.msg_offset < e.msg_len || (e.msg_len == 0 && e.msg_offset == 0), i,
+               "msg_offset at or beyond msg_len (a segment past the message's end)", "meh.msg_offset",
+               e.msg_len == 0 ? 0 : e.msg_len - 1, e.msg_offset);
         const uint64_t want = e.msg_offset >= e.msg_len ? 0 : std::min<uint64_t>(n->mtu, e.msg_len - e.msg_offset);
         Expect(kSegmentation, len == want, i, "payload_len not min(MTU, msg_len - msg_offset)", "ch.payload_len", want, len);
       }
@@ -710,7 +713,7 @@ class Monitor {
     if (auto h = p.rnr_holds.find({p.epoch, ch.psn}); h != p.rnr_holds.end() && !live_) {
       for (const TxPath::RnrHold& hold : h->second) {
         const int64_t min_ns = std::max<int64_t>(hold.info, 1) * 1000;
-        if (r.time_ns <= hold.at || r.time_ns - hold.at >= min_ns) continue;
+        if (r.time_ns < hold.at || r.time_ns - hold.at >= min_ns) continue;  // same ns: sent after it arrived
         Values(Violate(kRnrHold, i,
                        "PSN " + Str(ch.psn) + " retransmitted " + Str(static_cast<uint64_t>(r.time_ns - hold.at)) +
                            " ns after an RNR NACK with info " + Str(hold.info) + " arrived: the hold lasts at least " +

@@ -284,6 +284,11 @@ TEST(ClauseMonitor, HeaderRules) {
   planted("header.stream-id", Opcode::kWrite, 5, [](wire::MetaPacket& m) { m.meh()->stream_id = 900; });
   planted("data.segmentation", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.payload.pop_back(); });
   planted("data.segmentation", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.meh()->msg_offset += 8; });
+  // An empty segment just past the end (the slip of a segment count rounded up once too often).
+  planted("data.segmentation", Opcode::kWrite, 1, [](wire::MetaPacket& m) {
+    m.meh()->msg_offset = m.meh()->msg_len;
+    m.payload.clear();
+  });
   planted("data.ack-requested", Opcode::kReadReq, 0, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr, false); });
   planted("data.message-fields", Opcode::kWrite, 1, [](wire::MetaPacket& m) { m.meh()->va += 4096; });
   planted("ack.rate-hint", Opcode::kAck, 2, [](wire::MetaPacket& m) { m.ack()->rate_hint = 0; });
