@@ -78,7 +78,7 @@ const std::vector<MonitorRule>& Rules() {
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
       {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
       {"completion.flush", "MROCE-CMPL-011", "once the DUT reported its connection in ERROR: no SUCCESS completion of it; every work request and receive outstanding then or posted later completes (posted later: WR_FLUSH_ERR) while the trace runs on for 1 ms"},
-      {"counters.tx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT sent equal the frames it sent: conn tx_pkts, tx_bytes, retransmits, nack_tx (and per code), rnr_nack_tx, rate_hint_tx; path tx_pkts, tx_bytes, retransmits, probes_tx, rx.acks_tx", true},
+      {"counters.tx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT sent equal the frames it sent: conn tx_pkts, tx_bytes, retransmits, nack_tx (and per code), rnr_nack_tx, rate_hint_tx; path tx_pkts, tx_bytes, retransmits, probes_tx, failover_resends, rx.acks_tx", true},
       {"counters.rx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT received lie between the events that arrived and certainly count and those that may count: conn rx_pkts, rx_bytes, nack_rx (and per code), rnr_nack_rx, unknown_nack_rx, dup_segment_rx, rate_hint_rx (upper bound); path acks_rx, ece_rx, rx.rx_pkts, rx.rx_bytes, rx.ecn_ce_rx, rx.probes_rx, rx.dup_rx, rx.dup_rtx_rx, rx.stale_epoch_rx, rx.bad_epoch_rx; endpoint invalid_conn_rx and the gauge connections_open", true},
       {"telemetry.names", "MROCE-TEL-001", "a DUT that exposes telemetry exposes every counter and gauge of tables 17.2, 17.3 and 17.4 for each connection open at its last sample and each path of it"},
       {"data.rate", "MROCE-HINT-005", "the connection's data (IP total length, all paths) stays within a token bucket of depth B = max(16384, 2 full-MTU packets) filled at the latest hint of an ACK that arrived (the peer's max_rate before the first, capped by it), either hint allowed for 1 us after a change", true},
@@ -465,7 +465,7 @@ class Monitor {
         if (c != static_cast<int>(wire::NackCode::kInvalidConn)) want[std::string("conn.") + kNackTxNames[c]] = {0, 0};
       }
       for (int p = 0; p < n.num_paths; ++p) {
-        for (const char* name : {"tx_pkts", "tx_bytes", "retransmits", "probes_tx", "rx.acks_tx"}) {
+        for (const char* name : {"tx_pkts", "tx_bytes", "retransmits", "probes_tx", "failover_resends", "rx.acks_tx"}) {
           want["path." + Str(p) + "." + name] = {0, 0};
         }
       }
@@ -735,6 +735,10 @@ class Monitor {
     const wire::MetaPacket o = MetaAt(previous);
     const TxPath& was = Tx(key, n, o.ch.path_id);
     const int64_t t = t_.frames[static_cast<size_t>(i)].time_ns;
+    // Table 17.3: failover_resends of the path whose content was re-sent on another path.
+    if (o.ch.path_id != MetaAt(i).ch.path_id) {
+      tx_events_[{key, n.generation}].push_back({t, "path." + Str(o.ch.path_id) + ".failover_resends", 1});
+    }
     const int64_t until = live_ ? t + kLiveGraceNs : t;
     for (const auto& [e, probe] : was.probe_psn) {
       if (EpochAbove(e, o.ch.path_epoch) && t_.frames[static_cast<size_t>(probe.second)].time_ns <= until) return;

@@ -445,15 +445,15 @@ TEST(ClauseMonitor, RnrHoldHasALowerAndAnUpperBound) {
   RunRecord early = rec;  // 10 us into a 50 us hold
   early.trace.frames[static_cast<size_t>(rtx)].time_ns = arrived + 10'000;
   ExpectFires(early, "data.rnr-hold");
-  RunRecord never = rec;  // the hold never ends
-  never.trace.frames.erase(never.trace.frames.begin() + rtx);
-  never.trace.frames.push_back(never.trace.frames.back());  // the trace goes on past the deadline
-  never.trace.frames.back().time_ns = arrived + 250'000;
+  RunRecord never = rec;  // the hold never ends: nothing from the retransmission on, the trace goes on
+  never.trace.frames.erase(never.trace.frames.begin() + rtx, never.trace.frames.end());
+  never.trace.telemetry.push_back(never.trace.telemetry.back());
+  never.trace.telemetry.back().time_ns = arrived + 250'000;
   ExpectFires(never, "data.rnr-hold");
   RunRecord renewed = never;  // ... unless a second RNR NACK for the PSN renewed the hold
   renewed.trace.frames.insert(renewed.trace.frames.begin() + nack + 1, renewed.trace.frames[static_cast<size_t>(nack)]);
   renewed.trace.frames[static_cast<size_t>(nack) + 1].time_ns = arrived + 150'000;
-  renewed.trace.frames.back().time_ns = arrived + 400'000;
+  renewed.trace.telemetry.back().time_ns = arrived + 400'000;
   const MonitorReport rep = RunClauseMonitor(renewed);
   EXPECT_EQ(rep.violation_counts[Rule("data.rnr-hold")], 1u) << Describe(renewed, rep);  // the renewed one, by 351 us
 }
@@ -705,6 +705,27 @@ int Bump(RunRecord& rec, const std::string& suffix, int64_t delta) {
     }
   }
   return n;
+}
+
+// A plane fails under load: contents of its paths are re-sent on the others, each counted once in
+// failover_resends of the path it left (table 17.3). One more, or one fewer, breaks MROCE-TEL-003.
+TEST(ClauseMonitor, FailoverResendsAreCountedExactly) {
+  uint64_t total = 0;
+  for (const auto& [name, value] : LastDutSample(const_cast<RunRecord&>(Probing())).counters) {
+    if (name.size() > 17 && name.compare(name.size() - 17, std::string::npos, ".failover_resends") == 0) total += value;
+  }
+  ASSERT_GT(total, 0u) << "the plane failure re-sent nothing";
+  RunRecord more = Probing();
+  ASSERT_GT(Bump(more, ".failover_resends", 1), 0);
+  ExpectFires(more, "counters.tx-exact");
+  RunRecord fewer = Probing();
+  for (auto& [name, value] : LastDutSample(fewer).counters) {
+    if (value > 0 && name.size() > 17 && name.compare(name.size() - 17, std::string::npos, ".failover_resends") == 0) {
+      --value;
+      break;
+    }
+  }
+  ExpectFires(fewer, "counters.tx-exact");
 }
 
 TEST(ClauseMonitor, ReceiveCountersAreBounded) {
