@@ -17,7 +17,7 @@ namespace {
 enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
-  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kBeforeEstablished, kAckEpoch, kAckArrived,
+  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
@@ -52,6 +52,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.window", "MROCE-PATH-007", "a new PSN p only while p - snd_una < 256, snd_una from the ACKs that arrived"},
       {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
       {"data.rnr-hold", "MROCE-RNR-005", "after an RNR NACK for an outstanding PSN of the path's epoch arrived (info us): no retransmission of that PSN for max(info, 1) us, and one by 2 x max(info, 1) + 100 us + G, unless meanwhile a later RNR NACK for it, an ACK of it, a PROBE of the path, the connection's close or error, the eighth RNR NACK or a hint below 1 Gb/s (simulated clock only)", true},
+      {"data.reads-outstanding", "MROCE-PLACE-013", "a new READ_REQ only while fewer than 64 READs of the connection are outstanding (from the READ_REQ until all its READ_RESP bytes arrived)"},
       {"conn.established", "MROCE-CONN-009", "no packet other than connection management to a connection id before a CONNECT_ACK set it up"},
       {"ack.epoch", "MROCE-ACK-003", "an ACK names epoch 0 or an epoch that a PROBE which arrived announced"},
       {"ack.only-arrived", "MROCE-ACK-003", "epsn and SACK bits acknowledge only PSNs that arrived at the DUT in that epoch (MROCE-ACK-001)"},
@@ -251,6 +252,13 @@ class Monitor {
   std::vector<RxEvent> endpoint_rx_;
   std::set<std::pair<ConnKey, uint32_t>> closing_;  // past ESTABLISHED as the frames show: DISCONNECT, fatal NACK
   std::map<std::pair<ConnKey, uint32_t>, int64_t> closing_at_;  // when the frames first showed it
+  // READs of the DUT (MROCE-PLACE-013): (key, generation) -> (stream, msn) -> response bytes awaited.
+  struct OpenRead {
+    uint64_t len = 0;
+    uint64_t got = 0;
+    std::set<uint32_t> offsets;
+  };
+  std::map<std::pair<ConnKey, uint32_t>, std::map<std::pair<uint16_t, uint32_t>, OpenRead>> reads_;
   void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) {
     closing_.insert(kg);
     closing_at_.try_emplace(kg, t);
@@ -597,6 +605,17 @@ class Monitor {
         const uint64_t want = e.msg_offset >= e.msg_len ? 0 : std::min<uint64_t>(n->mtu, e.msg_len - e.msg_offset);
         Expect(kSegmentation, len == want, i, "payload_len not min(MTU, msg_len - msg_offset)", "ch.payload_len", want, len);
       }
+    }
+    if (op == Opcode::kReadReq && !message_.count({key, n->generation, e.stream_id, e.msn, false})) {
+      // MROCE-PLACE-013: at most 64 READs outstanding; a READ is certainly outstanding until every
+      // byte of its response arrived (the DUT may count it longer, never shorter).
+      auto& open = reads_[{key, n->generation}];
+      if (!closing_.count({key, n->generation})) {
+        Expect(kReadsOutstanding, open.size() < 64, i,
+               "READ_REQ while 64 READs of the connection await their response", "outstanding READs before it", 63,
+               open.size());
+      }
+      open[{e.stream_id, e.msn}].len = e.msg_len;
     }
     MessageFields(i, key, *n, m);
     Sequence(i, key, *n, m);
@@ -1138,6 +1157,16 @@ class Monitor {
     if (n.dut_id != m->ch.dst_conn_id) return;
     const uint8_t path = m->ch.path_id;
     const bool ce = r.ce || fr->ecn() == 3;
+    if (op == Opcode::kReadResp && m->meh() != nullptr) {
+      auto reads = reads_.find({k->second, n.generation});
+      if (reads != reads_.end()) {
+        auto open = reads->second.find({m->meh()->stream_id, m->meh()->msn});
+        if (open != reads->second.end()) {
+          if (open->second.offsets.insert(m->meh()->msg_offset).second) open->second.got += m->payload.size();
+          if (open->second.got >= open->second.len) reads->second.erase(open);
+        }
+      }
+    }
     if (data) {
       RxPath& x = Rx(k->second, n, path);
       x.arrived[m->ch.path_epoch].insert(m->ch.psn);

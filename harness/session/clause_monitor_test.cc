@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -456,6 +457,29 @@ TEST(ClauseMonitor, RnrHoldHasALowerAndAnUpperBound) {
   renewed.trace.telemetry.back().time_ns = arrived + 400'000;
   const MonitorReport rep = RunClauseMonitor(renewed);
   EXPECT_EQ(rep.violation_counts[Rule("data.rnr-hold")], 1u) << Describe(renewed, rep);  // the renewed one, by 351 us
+}
+
+// 100 READs posted at once: the DUT keeps at most 64 outstanding, a READ ending when its response
+// arrived. Without the responses in the trace, the 65th READ_REQ breaks MROCE-PLACE-013.
+TEST(ClauseMonitor, AtMost64ReadsOutstanding) {
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/limits/e2e.many-outstanding-reads.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  c.value.workload.ops[0].count = 100;
+  const RunRecord rec = Simulate(c.value, Options("reference", 1));
+  const MonitorReport clean = RunClauseMonitor(rec);
+  EXPECT_TRUE(clean.violations.empty()) << Describe(rec, clean);
+  EXPECT_GE(clean.judged[Rule("data.reads-outstanding")], 100u);
+  RunRecord unanswered = rec;
+  auto& f = unanswered.trace.frames;
+  f.erase(std::remove_if(f.begin(), f.end(),
+                         [&](const FrameRecord& r) {
+                           if (!ToDut(r)) return false;
+                           auto d = Trace::Decode(r, rec.trace.meta_port);
+                           return d.ok() && d->meta() != nullptr && d->meta()->ch.opcode == Opcode::kReadResp;
+                         }),
+          f.end());
+  const MonitorReport rep = RunClauseMonitor(unanswered);
+  EXPECT_EQ(rep.violation_counts[Rule("data.reads-outstanding")], 36u) << Describe(unanswered, rep);
 }
 
 TEST(ClauseMonitor, ProbeRules) {
