@@ -264,6 +264,24 @@ TEST(CounterCheck, ExcessExplainedByAnotherCounterOrALiveTapIsInconclusiveAShort
   EXPECT_EQ(Judge(live, rec).verdict, harness::Verdict::kFail);
 }
 
+// simulated_only: a literal bound that follows from the simulated clock's timing fails a simulated
+// DUT outside it and is inconclusive for a live one; within it, both pass.
+TEST(CounterCheck, ASimulatedOnlyBoundFailsOnTheSimulatedClockAndIsInconclusiveLive) {
+  auto c = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"eq", 3}, {"simulated_only", true}});
+  RunRecord rec;
+  rec.dut_caps.features = {"telemetry"};
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}}, std::nullopt});
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  rec.dut_caps.simulated_time = false;
+  const auto live = Judge(c, rec);
+  EXPECT_EQ(live.verdict, harness::Verdict::kInconclusive) << live.reason;
+  EXPECT_NE(live.reason.find("simulated clock only"), std::string::npos) << live.reason;
+  rec.trace.telemetry[0].counters[0].second = 3;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
+  auto plain = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"max", 2}});
+  EXPECT_EQ(Judge(plain, rec).verdict, harness::Verdict::kFail) << "without simulated_only a live DUT is judged";
+}
+
 // docs/user-guide.md lists every check a case can name.
 TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
   std::ifstream f(std::string(MROCE_SOURCE_DIR) + "/docs/user-guide.md");
