@@ -250,8 +250,8 @@ class Monitor {
   // Receive counters.
   std::map<std::pair<ConnKey, uint32_t>, std::vector<RxEvent>> rx_events_;  // (key, generation) -> events
   std::vector<RxEvent> endpoint_rx_;
-  std::set<std::pair<ConnKey, uint32_t>> closing_;  // past ESTABLISHED as the frames show: DISCONNECT, fatal NACK
-  std::map<std::pair<ConnKey, uint32_t>, int64_t> closing_at_;  // when the frames first showed it
+  // Past ESTABLISHED as the frames show (DISCONNECT, fatal NACK): when the frames first showed it.
+  std::map<std::pair<ConnKey, uint32_t>, int64_t> closing_at_;
   // READs of the DUT (MROCE-PLACE-013): (key, generation) -> (stream, msn) -> response bytes awaited.
   struct OpenRead {
     uint64_t len = 0;
@@ -259,10 +259,7 @@ class Monitor {
     std::set<uint32_t> offsets;
   };
   std::map<std::pair<ConnKey, uint32_t>, std::map<std::pair<uint16_t, uint32_t>, OpenRead>> reads_;
-  void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) {
-    closing_.insert(kg);
-    closing_at_.try_emplace(kg, t);
-  }
+  void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) { closing_at_.try_emplace(kg, t); }
   std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
   std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
   using SegKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>;  // as segment_
@@ -610,7 +607,7 @@ class Monitor {
       // MROCE-PLACE-013: at most 64 READs outstanding; a READ is certainly outstanding until every
       // byte of its response arrived (the DUT may count it longer, never shorter).
       auto& open = reads_[{key, n->generation}];
-      if (!closing_.count({key, n->generation})) {
+      if (!closing_at_.count({key, n->generation})) {
         Expect(kReadsOutstanding, open.size() < 64, i,
                "READ_REQ while 64 READs of the connection await their response", "outstanding READs before it", 63,
                open.size());
@@ -1196,7 +1193,7 @@ class Monitor {
       // MROCE-RNR-005: a hold a conformant sender certainly starts (RNR-007: the PSN outstanding on
       // the named path and epoch; the NACK of the connection's version, naming the PSN's message).
       const wire::NackHeader& q = *m->nack();
-      if (path >= n.num_paths || m->ch.ver != n.version || closing_.count({k->second, n.generation})) return;
+      if (path >= n.num_paths || m->ch.ver != n.version || closing_at_.count({k->second, n.generation})) return;
       TxPath& p = Tx(k->second, n, path);
       if (!p.started || m->ch.path_epoch != p.epoch) return;
       auto sent = p.sent.find(q.psn);
@@ -1210,7 +1207,7 @@ class Monitor {
       {
         // MROCE-HINT-005: any path, any epoch; an ACK the sender may drop (MROCE-ACK-013, a bad
         // version or path, a connection closing) may or may not set the hint.
-        bool maybe = m->ch.ver != n.version || path >= n.num_paths || closing_.count({k->second, n.generation}) ||
+        bool maybe = m->ch.ver != n.version || path >= n.num_paths || closing_at_.count({k->second, n.generation}) ||
                      !p.started || m->ch.path_epoch != p.epoch || Below(p.next_new, a.epsn);
         for (int b = 0; b < 256 && !maybe; ++b) {
           if (a.SackBit(b) && !Below(a.epsn + 1 + static_cast<uint32_t>(b), p.next_new)) maybe = true;
@@ -1250,7 +1247,7 @@ class Monitor {
     const Negotiated* n = k == by_dut_id_.end() ? nullptr : Conn(k->second);
     if (n != nullptr && n->dut_id != id) n = nullptr;
     const bool invalid_conn_nack = op == Opcode::kNack && code == static_cast<uint8_t>(wire::NackCode::kInvalidConn);
-    const bool open = n != nullptr && !invalid_conn_nack && !closing_.count({k->second, n->generation});
+    const bool open = n != nullptr && !invalid_conn_nack && !closing_at_.count({k->second, n->generation});
     if (!open) {
       // MROCE-DUP-006: certainly unknown when the DUT never used the id; maybe when it names a
       // connection that is closing (QUARANTINE may end) or is a NACK INVALID_CONN.
@@ -1412,7 +1409,7 @@ class Monitor {
     // The gauge endpoint.connections_open (connections not CLOSED): at least those the frames show
     // established and not closing, at most one per id the DUT used and per request that arrived.
     uint64_t open = 0;
-    for (const auto& [k, n] : conns_) open += established_.count({k, n.generation}) && !closing_.count({k, n.generation});
+    for (const auto& [k, n] : conns_) open += established_.count({k, n.generation}) && !closing_at_.count({k, n.generation});
     judge("endpoint.connections_open", open, dut_ids_.size() + arrived_requests_.size());
   }
 
@@ -1447,7 +1444,7 @@ class Monitor {
       if (!have.count(std::string("endpoint.") + e)) missing.push_back(std::string("endpoint.") + e);
     }
     for (const auto& [k, n] : conns_) {
-      if (closing_.count({k, n.generation})) continue;
+      if (closing_at_.count({k, n.generation})) continue;
       const std::string id = Str(n.dut_id);
       for (const char* c : kConn) {
         if (!have.count("conn." + id + "." + c)) missing.push_back("conn." + id + "." + c);
@@ -1471,13 +1468,19 @@ class Monitor {
            "names missing", 0, missing.size());
   }
 
-  // --- RNR holds end (MROCE-RNR-005's upper bound, simulated clock) ---------------------------------
-  void RnrHoldEnds() {
-    if (live_) return;
-    int64_t end = 0;  // the trace's last moment
+  // The trace's last moment: its last frame, control record or telemetry sample.
+  int64_t TraceEnd() const {
+    int64_t end = 0;
     for (const auto& f : t_.frames) end = std::max(end, f.time_ns);
     for (const auto& c : t_.control) end = std::max(end, c.time_ns);
     for (const auto& s : t_.telemetry) end = std::max(end, s.time_ns);
+    return end;
+  }
+
+  // --- RNR holds end (MROCE-RNR-005's upper bound, simulated clock) ---------------------------------
+  void RnrHoldEnds() {
+    if (live_) return;
+    const int64_t end = TraceEnd();
     for (const auto& [kp, p] : tx_) {
       const std::pair<ConnKey, uint32_t> kg{std::get<0>(kp), std::get<1>(kp)};
       auto closing = closing_at_.find(kg);
@@ -1609,13 +1612,10 @@ class Monitor {
     std::map<WrKey, std::pair<int64_t, size_t>> posted_at;   // (time, control index) of the post
     std::map<WrKey, std::pair<int64_t, size_t>> first_done;  // (time, control index) of its first completion
     std::map<uint64_t, std::pair<int64_t, size_t>> error_at;  // conn -> the DUT's first ERROR event
-    int64_t end = 0;  // how long the trace ran
-    for (const FrameRecord& f : t_.frames) end = std::max(end, f.time_ns);
-    for (const TelemetrySample& x : t_.telemetry) end = std::max(end, x.time_ns);
+    const int64_t end = TraceEnd();
     const auto& ctl = t_.control;
     for (size_t j = 0; j < ctl.size(); ++j) {
       const ControlRecord& c = ctl[j];
-      end = std::max(end, c.time_ns);
       if (c.host != kDutHost) continue;
       if (c.kind == K::kConnEvent && c.detail == dut::ConnEventKindName(dut::ConnEventKind::kError)) {
         error_at.try_emplace(static_cast<uint64_t>(c.conn), c.time_ns, j);
