@@ -136,6 +136,9 @@ void Refd::ReceiveOn(size_t plane) {
 
 void Refd::OnDatagram(uint8_t plane, const dut::Datagram& d) {
   ++frames_rx_;
+  // A datagram that waited in the socket (the host kept this process off the CPU while ppoll should
+  // have returned) is a stall no timer of ours ran late for.
+  if (started_) longest_stall_ns_ = std::max(longest_stall_ns_, d.waited_ns);
   const Fault& f = options_.fault;
   if (f.kind != Fault::Kind::kNone && f.kind != Fault::Kind::kReplyDelay && frames_rx_ > f.after_frames) {
     switch (f.kind) {

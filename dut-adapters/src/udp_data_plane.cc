@@ -1,6 +1,7 @@
 // UdpDataPlane: the process adapter's frames on kernel UDP sockets (see data_plane.h).
 #include "mroce/dut/data_plane.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "mroce/dut/process_protocol.h"
@@ -42,6 +43,12 @@ size_t UdpDataPlane::Poll(const std::function<void(const WireDatagram&)>& fn) {
     });
   }
   return n;
+}
+
+int64_t UdpDataPlane::LongestReceiveWait() const {
+  int64_t longest = 0;
+  for (const auto& [addr, peer] : peers_) longest = std::max(longest, peer.io->longest_wait_ns());
+  return longest;
 }
 
 std::vector<int> UdpDataPlane::ReadFds() const {

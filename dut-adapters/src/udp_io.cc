@@ -6,6 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,7 +41,10 @@ Result<int> BoundSocket(const wire::Ipv4Address& ip, uint16_t port, bool recv_to
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSocketBuffer, sizeof kSocketBuffer);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSocketBuffer, sizeof kSocketBuffer);
-  if (recv_tos) ::setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+  if (recv_tos) {
+    ::setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+    ::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);  // arrival stamps: Datagram::waited_ns
+  }
   // Send with UDP checksum 0, as MetaRoCE (like RoCEv2: the ICRC covers the packet) is sent. It
   // also keeps datagrams correct when a capture point (af_packet on a veth) sees them before a
   // checksum offload would have filled the checksum in.
@@ -190,7 +196,7 @@ size_t UdpIo::Receive(const std::function<void(const Datagram&)>& fn) {
     mmsghdr msgs[kBatch];
     iovec iovs[kBatch];
     sockaddr_in from[kBatch];
-    alignas(cmsghdr) char control[kBatch][CMSG_SPACE(sizeof(int)) * 2];
+    alignas(cmsghdr) char control[kBatch][CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(timespec))];
     for (int i = 0; i < kBatch; ++i) {
       iovs[i] = {rx_buf_.data() + static_cast<size_t>(i) * kMaxDatagram, kMaxDatagram};
       msgs[i] = {};
@@ -203,12 +209,22 @@ size_t UdpIo::Receive(const std::function<void(const Datagram&)>& fn) {
     }
     const int n = ::recvmmsg(rx_fd_, msgs, kBatch, MSG_DONTWAIT, nullptr);
     if (n <= 0) break;
+    timespec read_at{};
+    ::clock_gettime(CLOCK_REALTIME, &read_at);  // the clock of SO_TIMESTAMPNS
     for (int i = 0; i < n; ++i) {
       Datagram d;
       std::memcpy(d.src.data(), &from[i].sin_addr, 4);
       d.sport = ntohs(from[i].sin_port);
       for (cmsghdr* c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c != nullptr; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
         if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) d.tos = *CMSG_DATA(c);
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+          timespec at{};
+          std::memcpy(&at, CMSG_DATA(c), sizeof at);
+          const int64_t waited = (static_cast<int64_t>(read_at.tv_sec) - at.tv_sec) * 1'000'000'000 +
+                                 (read_at.tv_nsec - at.tv_nsec);
+          d.waited_ns = std::max<int64_t>(0, waited);
+          longest_wait_ns_ = std::max(longest_wait_ns_, d.waited_ns);
+        }
       }
       d.payload = std::span<const uint8_t>(static_cast<const uint8_t*>(iovs[i].iov_base), msgs[i].msg_len);
       ++received_;

@@ -3,8 +3,11 @@
 #include "mroce/dut/udp_io.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "mroce/wire/byte_order.h"
 
@@ -64,6 +67,44 @@ TEST(ClassifyWireFrame, AnArpPacket) {
   EXPECT_EQ(w.arp_spa, kWireDst);
   EXPECT_EQ(w.arp_tpa, kWireSrc);
   EXPECT_EQ(ClassifyWireFrame(std::span<const uint8_t>(a.data(), 41)).kind, WireFrame::Kind::kOther);
+}
+
+
+// Datagram::waited_ns: how long a datagram sat in the socket before it was read (a starved reader),
+// from the kernel's arrival stamp: a prompt read waits little, one 30 ms late at least that long.
+TEST(UdpIo, ADatagramReadLateSaysHowLongItWaited) {
+  const wire::Ipv4Address lo{127, 0, 0, 1};
+  const uint16_t port = static_cast<uint16_t>(40000 + ::getpid() % 10000 * 2);  // parallel ctest runs differ
+  auto rx = UdpIo::Open(lo, port);
+  ASSERT_TRUE(rx.ok()) << rx.error().message;
+  auto tx = UdpIo::Open(lo, static_cast<uint16_t>(port + 1));
+  ASSERT_TRUE(tx.ok()) << tx.error().message;
+  auto send = [&] {
+    const std::vector<uint8_t> f =
+        FrameFor({2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2}, lo, lo, static_cast<uint16_t>(port + 1), port, 0, kPayload);
+    ASSERT_TRUE(tx.value()->SendFrame(f, lo).ok());
+  };
+  auto read_one = [&](int64_t* waited) {
+    size_t got = 0;
+    for (int i = 0; i < 1000 && got == 0; ++i) {
+      got = rx.value()->Receive([&](const Datagram& d) { *waited = d.waited_ns; });
+      if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return got;
+  };
+  send();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  int64_t late = -1;
+  ASSERT_EQ(read_one(&late), 1u);
+  EXPECT_GE(late, 29'000'000) << "read 30 ms after it arrived";
+  EXPECT_LT(late, 10'000'000'000) << "not an absolute timestamp";
+  EXPECT_EQ(rx.value()->longest_wait_ns(), late);
+  send();
+  int64_t prompt = -1;
+  ASSERT_EQ(read_one(&prompt), 1u);
+  EXPECT_GE(prompt, 0);
+  EXPECT_LE(prompt, late) << "read as soon as it came (at most the poll's 1 ms naps, on a loaded host more)";
+  EXPECT_EQ(rx.value()->longest_wait_ns(), late) << "the longest wait stays";
 }
 
 }  // namespace

@@ -50,6 +50,10 @@ class DataPlane {
   // File descriptors that become readable when Poll() has something: the process adapter sleeps on
   // them between ticks. Empty (a polled ethdev): it keeps polling instead.
   [[nodiscard]] virtual std::vector<int> ReadFds() const { return {}; }
+  // The longest a received frame waited on the host before Poll() handed it over (kernel arrival
+  // stamps); 0 where the data plane has no stamps (the ethdev). Part of ProcessDut::LongestStall:
+  // a harness its host kept off the CPU while a frame waited is a stall its own clock did not see.
+  [[nodiscard]] virtual int64_t LongestReceiveWait() const { return 0; }
 };
 
 // Builds the data plane of one case (called from ProcessDut::Start).
@@ -63,6 +67,7 @@ class UdpDataPlane final : public DataPlane {
   Status Send(uint8_t plane, std::span<const uint8_t> frame) override;
   size_t Poll(const std::function<void(const WireDatagram&)>& fn) override;
   [[nodiscard]] std::vector<int> ReadFds() const override;
+  [[nodiscard]] int64_t LongestReceiveWait() const override;
 
  private:
   struct Peer {

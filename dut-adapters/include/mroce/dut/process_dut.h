@@ -84,10 +84,12 @@ class ProcessDut final : public Dut {
   [[nodiscard]] std::optional<uint64_t> StateBytes() override;
   [[nodiscard]] std::string Failure() const override { return failure_; }
   [[nodiscard]] bool Failed() const override { return !failure_.empty(); }
-  // The longer of the stall the harness caused (gaps in serving the DUT) and the one the DUT itself
-  // reports (`stall_ns` in its replies: the time its host kept it off the CPU, docs/process-protocol.md).
+  // The longest of the stall the harness caused (gaps in serving the DUT, and the longest a frame of
+  // the DUT waited on this host before the harness read it) and the one the DUT itself reports
+  // (`stall_ns` in its replies: the time its host kept it off the CPU, docs/process-protocol.md).
   [[nodiscard]] TimeNs LongestStall() const override {
-    return std::max<TimeNs>(clock_.longest_stall().nanos(), reported_stall_ns_);
+    const TimeNs waited = data_ ? data_->LongestReceiveWait() : 0;
+    return std::max<TimeNs>({clock_.longest_stall().nanos(), reported_stall_ns_, waited});
   }
 
   [[nodiscard]] pid_t pid() const { return pid_; }

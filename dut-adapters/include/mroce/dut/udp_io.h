@@ -25,6 +25,10 @@ struct Datagram {
   uint16_t sport = 0;
   uint8_t tos = 0;
   std::span<const uint8_t> payload;  // valid during the callback only
+  // How long the datagram waited in the socket before this process read it (the kernel's arrival
+  // stamp, SO_TIMESTAMPNS, to the read); 0 where the kernel gave no stamp. A process its host
+  // kept off the CPU while input waited sees it here, where no timer of its own ran late.
+  int64_t waited_ns = 0;
 };
 
 // An Ethernet/IPv4/UDP frame around `payload` (IPv4 header checksum filled, UDP checksum 0, DF,
@@ -75,6 +79,8 @@ class UdpIo {
   [[nodiscard]] uint64_t sent() const { return sent_; }
   [[nodiscard]] uint64_t received() const { return received_; }
   [[nodiscard]] uint64_t send_errors() const { return send_errors_; }
+  // The longest Datagram::waited_ns of any datagram read so far.
+  [[nodiscard]] int64_t longest_wait_ns() const { return longest_wait_ns_; }
 
  private:
   UdpIo(int fd, const wire::Ipv4Address& ip, uint16_t port) : rx_fd_(fd), ip_(ip), port_(port) {}
@@ -86,6 +92,7 @@ class UdpIo {
   std::map<uint16_t, int> tx_;  // source port -> socket bound to ip_:sport
   std::vector<uint8_t> rx_buf_;
   uint64_t sent_ = 0, received_ = 0, send_errors_ = 0;
+  int64_t longest_wait_ns_ = 0;
 };
 
 }  // namespace mroce::dut
