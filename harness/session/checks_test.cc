@@ -283,6 +283,64 @@ TEST(CounterCheck, ASimulatedOnlyBoundFailsOnTheSimulatedClockAndIsInconclusiveL
 }
 
 // docs/user-guide.md lists every check a case can name.
+// The DUT gave up on a WRITE (retry_exceeded) and flushed the next: a failure, unless the trace
+// shows a segment at the retry limit of MROCE-LOSS-008 (8 transmissions), where giving up is the
+// spec's outcome and the case's aim was out of reach: inconclusive. The messages of errored work
+// requests carry no placement promise (data-intact does not judge them).
+TEST(CompletionsCheck, AnErrorAtTheRetryLimitIsInconclusiveAndItsDataNotJudged) {
+  auto retry_limit = [](int transmissions) {
+    RunRecord rec;
+    for (uint64_t wr = 1; wr <= 2; ++wr) {
+      PlannedMessage m;
+      m.originator = kDutHost;
+      m.responder = 1;
+      m.wr_id = wr;
+      m.size = 4;
+      rec.messages.push_back(m);
+      ControlRecord r;
+      r.kind = ControlRecord::Kind::kCompletion;
+      r.host = kDutHost;
+      r.wr_id = wr;
+      r.status = wr == 1 ? dut::OpStatus::kRetryExceeded : dut::OpStatus::kFlushed;
+      rec.trace.control.push_back(r);
+      DataCheck d;
+      d.message = rec.messages.size() - 1;
+      d.intact = false;  // nothing (or part) was placed
+      rec.data.push_back(d);
+    }
+    for (int i = 0; i < transmissions; ++i) {
+      wire::MetaPacket m = WriteOn(static_cast<uint8_t>(i % 2));
+      if (i > 0) m.ch.flags |= wire::kFlagRtx;
+      FrameRecord f = MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, m);
+      f.frame_no = static_cast<uint64_t>(i + 1);
+      rec.trace.frames.push_back(f);
+    }
+    return rec;
+  };
+  const auto completions = OneCheck("completions");
+  const auto data = OneCheck("data-intact");
+  const harness::CheckResult at_limit = Judge(completions, retry_limit(8));
+  EXPECT_EQ(at_limit.verdict, harness::Verdict::kInconclusive) << at_limit.reason;
+  EXPECT_NE(at_limit.reason.find("went out 8 times"), std::string::npos) << at_limit.reason;
+  EXPECT_NE(at_limit.reason.find("frames 1, 2, 3, 4, 5, 6, 7, 8"), std::string::npos) << at_limit.reason;
+  // Given up early (7 transmissions) or late (9: one more than LOSS-008 allows): a failure.
+  EXPECT_EQ(Judge(completions, retry_limit(7)).verdict, harness::Verdict::kFail);
+  EXPECT_EQ(Judge(completions, retry_limit(9)).verdict, harness::Verdict::kFail);
+  // Another error status beside it is not the retry limit's doing.
+  RunRecord other = retry_limit(8);
+  other.trace.control[1].status = dut::OpStatus::kRemoteAccess;
+  EXPECT_EQ(Judge(completions, other).verdict, harness::Verdict::kFail);
+  // data-intact: every message errored, none judged; a successful one is judged as ever.
+  const harness::CheckResult unjudged = Judge(data, retry_limit(8));
+  EXPECT_EQ(unjudged.verdict, harness::Verdict::kInconclusive) << unjudged.reason;
+  EXPECT_NE(unjudged.reason.find("2 of 2 messages not judged"), std::string::npos) << unjudged.reason;
+  RunRecord one_ok = retry_limit(8);
+  one_ok.trace.control[1].status = dut::OpStatus::kSuccess;
+  EXPECT_EQ(Judge(data, one_ok).verdict, harness::Verdict::kFail) << "a SUCCESS promises its bytes";
+  one_ok.data[1].intact = true;
+  EXPECT_EQ(Judge(data, one_ok).verdict, harness::Verdict::kPass) << Judge(data, one_ok).reason;
+}
+
 TEST(CheckRegistry, EveryCheckIsDocumentedInTheUserGuide) {
   std::ifstream f(std::string(MROCE_SOURCE_DIR) + "/docs/user-guide.md");
   ASSERT_TRUE(f.good());

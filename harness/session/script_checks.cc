@@ -2,6 +2,8 @@
 #include "script_checks.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "mroce/session/scripted.h"
 #include "mroce/session/spec_equivalence.h"
@@ -52,6 +54,34 @@ const harness::SourceLocation& StepWhere(const harness::ScriptStep& s) {
 constexpr int64_t kShortestFixedTimerNs = 1'000'000;
 
 // How long after the script's first step step i began: the latest time an earlier step ran at.
+// Whether the sender of data frame `index` of `r` (the DUT host) had sent the same segment of the
+// connection, (ch.dst_conn_id, meh.stream_id, meh.msn, meh.msg_offset), before it
+// (`relative frame.sent_before`, docs/spec/19). False for a frame without a MetaRoCE data header.
+bool SentBefore(const RunRecord& r, size_t index) {
+  static const char* const kSegment[] = {"ch.dst_conn_id", "meh.stream_id", "meh.msn", "meh.msg_offset"};
+  auto key = [](const FrameRecord& f) -> std::optional<std::vector<uint64_t>> {
+    auto d = Trace::Decode(f);
+    if (!d.ok() || d->meta() == nullptr) return std::nullopt;
+    const wire::FieldMap m = wire::ToFieldMap(*d);
+    std::vector<uint64_t> k;
+    for (const char* name : kSegment) {
+      const auto v = m.GetU64(name);
+      if (!v) return std::nullopt;
+      k.push_back(*v);
+    }
+    return k;
+  };
+  const auto& frames = r.trace.frames;
+  const auto mine = key(frames[index]);
+  if (!mine) return false;
+  for (size_t i = 0; i < index; ++i) {
+    const FrameRecord& f = frames[i];
+    if (f.event != FrameRecord::Event::kTx || f.src_host != frames[index].src_host) continue;
+    if (key(f) == mine) return true;
+  }
+  return false;
+}
+
 int64_t EntryTime(const RunRecord& r, size_t i) {
   if (r.steps.empty() || i == 0 || r.steps[0].state == ScriptStepOutcome::State::kNotRun) return 0;
   int64_t t = r.steps[0].time_ns;
@@ -220,6 +250,8 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
       ctx.max_streams = 16;
       ctx.dut_time_ns = df.time_ns;
       ctx.ref_time_ns = rf.time_ns;
+      ctx.dut_sent_before = SentBefore(dut, static_cast<size_t>(d.matched_frame));
+      ctx.ref_sent_before = SentBefore(ref, static_cast<size_t>(r.matched_frame));
       for (const auto& [name, value] : dut.vars) {
         if (auto it = ref.vars.find(name); it != ref.vars.end()) ctx.same_binding.emplace_back(value, it->second);
       }

@@ -132,6 +132,17 @@ TEST(SpecEquivalence, RelativeFieldsAreComparedOnlyWhenTheChoicesTheyDependOnAgr
   EXPECT_EQ(Fields(CompareBySpec(Data(wire::Opcode::kWrite, 0, 5, kFirst | wire::kFlagRtx | kAr),
                                  Data(wire::Opcode::kWrite, 0, 5, kFirst | kAr), Spec(), ctx)),
             std::vector<std::string>{"ch.flags.rtx"});
+  // ... but a sender's retransmission is not compared with the other's first transmission of the
+  // segment: when a sender retransmits is its timers' doing (`frame.sent_before`).
+  ctx.dut_sent_before = true;
+  EXPECT_TRUE(CompareBySpec(Data(wire::Opcode::kWrite, 0, 5, kFirst | wire::kFlagRtx | kAr),
+                            Data(wire::Opcode::kWrite, 0, 5, kFirst | kAr), Spec(), ctx).empty());
+  // Both retransmissions: the flag is compared again, and a missing RTX is a difference.
+  ctx.ref_sent_before = true;
+  EXPECT_EQ(Fields(CompareBySpec(Data(wire::Opcode::kWrite, 0, 5, kFirst | kAr),
+                                 Data(wire::Opcode::kWrite, 0, 5, kFirst | wire::kFlagRtx | kAr), Spec(), ctx)),
+            std::vector<std::string>{"ch.flags.rtx"});
+  ctx.dut_sent_before = ctx.ref_sent_before = false;
   // A path beyond the connection's paths breaks its range.
   EXPECT_EQ(Fields(CompareBySpec(Data(wire::Opcode::kWrite, 4, 0, kFirst), Data(wire::Opcode::kWrite, 0, 0, kFirst), Spec(), ctx)),
             std::vector<std::string>{"ch.path_id"});

@@ -26,6 +26,10 @@ struct SpecContext {
   uint64_t max_streams = 16;
   int64_t dut_time_ns = 0;  // When each packet was sent (`relative frame.time`).
   int64_t ref_time_ns = 0;
+  // Whether each sender had sent the packet's segment (stream, msn, offset) before
+  // (`relative frame.sent_before`).
+  bool dut_sent_before = false;
+  bool ref_sent_before = false;
   // (DUT value, reference value) of every script variable bound in both runs: the two sides' own
   // earlier choices (connection id, nonce, ...). A field the spec determines from such a choice
   // (DISCONNECT's src_conn_id is the sender's own id) is equal when it carries the same binding.
