@@ -69,27 +69,56 @@ std::optional<CheckResult> Precondition(const Ctx& x) {
 
 // --- completions -------------------------------------------------------------------------------
 // A segment of the DUT's that went out 8 times (its first transmission and the 7 the retry limit of
-// MROCE-LOSS-008 allows): "stream S, msn M, offset O (frames a, b, ...)", or empty. Duplicates the
-// fabric made are not the DUT's transmissions.
+// MROCE-LOSS-008 allows), each of them lost to the fabric: dropped or delivered corrupted, or
+// delivered while the fabric dropped frames towards the DUT (its ACK may be among them) before the
+// next transmission. "stream S, msn M, offset O (frames a, b, ...)", or empty. Duplicates the
+// fabric made are not the DUT's transmissions; a segment the peer refused (no fabric loss) is not
+// the network's doing.
 std::string SegmentAtRetryLimit(const Ctx& x) {
   constexpr size_t kTransmissions = 8;
-  std::map<std::tuple<uint32_t, uint16_t, uint32_t, uint64_t>, std::vector<uint64_t>> sent;  // -> frame numbers
-  for (size_t i = 0; i < x.trace.frames.size(); ++i) {
-    const FrameRecord& r = x.trace.frames[i];
+  const auto& frames = x.trace.frames;
+  std::map<uint64_t, std::vector<size_t>> fate;  // packet id -> its drop and receive records
+  std::vector<int64_t> dropped_to_dut;           // when the fabric dropped a frame towards the DUT
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const FrameRecord& r = frames[i];
+    if (r.event != FrameRecord::Event::kTx) fate[r.packet_id].push_back(i);
+    if (r.event == FrameRecord::Event::kDrop && r.to_dut()) dropped_to_dut.push_back(r.time_ns);
+  }
+  std::map<std::tuple<uint32_t, uint16_t, uint32_t, uint64_t>, std::vector<size_t>> sent;  // -> tx records
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const FrameRecord& r = frames[i];
     const FrameFacts& f = x.trace.facts[i];
     if (r.event != FrameRecord::Event::kTx || !r.from_dut() || r.duplicate || !f.meta || !f.data) continue;
     auto fr = Trace::Decode(r, x.trace.meta_port);
     if (!fr.ok() || fr->meta() == nullptr) continue;
     const auto offset = wire::ToFieldMap(*fr).GetU64("meh.msg_offset");
     if (!offset) continue;
-    sent[{f.conn, f.stream, f.msn, *offset}].push_back(r.frame_no);
+    sent[{f.conn, f.stream, f.msn, *offset}].push_back(i);
   }
-  for (const auto& [seg, frames] : sent) {
-    if (frames.size() != kTransmissions) continue;
+  for (const auto& [seg, txs] : sent) {
+    if (txs.size() != kTransmissions) continue;
+    bool all_lost = true;
+    for (size_t k = 0; k < txs.size() && all_lost; ++k) {
+      const FrameRecord& t = frames[txs[k]];
+      const int64_t next = k + 1 < txs.size() ? frames[txs[k + 1]].time_ns : std::numeric_limits<int64_t>::max();
+      bool lost = false;
+      int64_t delivered_at = -1;
+      for (size_t j : fate[t.packet_id]) {
+        const FrameRecord& e = frames[j];
+        if (e.event == FrameRecord::Event::kDrop || (e.event == FrameRecord::Event::kRx && e.corrupted)) lost = true;
+        if (e.event == FrameRecord::Event::kRx && !e.corrupted) delivered_at = e.time_ns;
+      }
+      if (!lost && delivered_at >= 0) {
+        lost = std::any_of(dropped_to_dut.begin(), dropped_to_dut.end(),
+                           [&](int64_t d) { return d >= delivered_at && d <= next; });
+      }
+      all_lost = lost;
+    }
+    if (!all_lost) continue;
     std::ostringstream o;
     o << "stream " << std::get<1>(seg) << ", msn " << std::get<2>(seg) << ", offset " << std::get<3>(seg) << " (frames";
-    for (size_t i = 0; i < frames.size(); ++i) o << (i ? ", " : " ") << frames[i];
-    o << ")";
+    for (size_t k = 0; k < txs.size(); ++k) o << (k ? ", " : " ") << frames[txs[k]].frame_no;
+    o << ", each lost to the fabric or delivered while it dropped frames towards the DUT)";
     return o.str();
   }
   return "";
@@ -896,6 +925,43 @@ void ClauseMonitor(const CheckContext& x, std::vector<CheckResult>& out) {
   out.push_back(std::move(r));
 }
 
+// --- impairment-acted ------------------------------------------------------------------------------
+// An end-to-end case whose impairments all show in the trace (drops, duplicates, corruption) and
+// none of which touched a frame: its clauses' trigger never happened, so its other checks' passes
+// say nothing about them (a live DUT whose handshake outlasted a scheduled blackhole; a schedule
+// that misses the workload). Silent for cases without such impairments or with any stage whose
+// effect the trace cannot show (delay, reorder, rate-limit).
+void ImpairmentActed(const CheckContext& x, std::vector<CheckResult>& out) {
+  static const std::set<std::string, std::less<>> kVisible = {
+      "drop", "blackhole", "loss.bernoulli", "loss.gilbert-elliott", "loss.4state", "corrupt", "duplicate"};
+  std::vector<std::string> names;  // the stage instances, as drop records name them
+  bool duplicates = false, corrupts = false;
+  for (size_t i = 0; i < x.c.impairments.size(); ++i) {
+    const impairment::StageConfig& st = x.c.impairments[i].stage;
+    if (st.kind == nullptr || !kVisible.count(st.kind->name)) return;
+    names.push_back(st.name.empty() ? std::string(st.kind->name) + "#" : st.name);
+    duplicates |= st.kind->name == "duplicate";
+    corrupts |= st.kind->name == "corrupt";
+  }
+  if (names.empty()) return;
+  uint64_t acted = 0;
+  for (const FrameRecord& r : x.rec.trace.frames) {
+    const bool dropped = r.event == FrameRecord::Event::kDrop &&
+                         std::any_of(names.begin(), names.end(), [&](const std::string& n) { return r.where.rfind(n, 0) == 0; });
+    acted += dropped || (duplicates && r.duplicate) || (corrupts && r.corrupted);
+  }
+  CheckResult res = x.base;
+  if (acted > 0) {
+    res.reason = "the impairments acted on " + std::to_string(acted) + " frame(s)";
+  } else {
+    res.verdict = Verdict::kInconclusive;
+    res.reason = "the case's impairments never acted on a frame in this run (no drop, duplicate or corruption by them "
+                 "in the trace): the trigger of its clauses never happened, so its other checks' passes say nothing "
+                 "about them";
+  }
+  out.push_back(std::move(res));
+}
+
 // Adapts a check that gives one result to the registry's form.
 template <CheckResult (*F)(const Ctx&)>
 void One(const CheckContext& x, std::vector<CheckResult>& out) {
@@ -972,6 +1038,8 @@ std::vector<CheckInfo> Registry() {
        {}, e2e, false, One<AckCeCount>},
       {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
+      {"impairment-acted", "the case's impairments touched at least one frame (end-to-end cases whose stages all show in the trace)",
+       {}, e2e, true, ImpairmentActed},
       {"clause-monitor", "every DUT frame and completion obeys the MUST clauses decidable from the trace (clause_monitor.h)", {},
        e2e, true, ClauseMonitor, true},
       {"script-steps", "each expect step matched a DUT frame in its window (or none, if absent); no DUT call refused", {},

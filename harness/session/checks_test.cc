@@ -313,7 +313,14 @@ TEST(CompletionsCheck, AnErrorAtTheRetryLimitIsInconclusiveAndItsDataNotJudged) 
       if (i > 0) m.ch.flags |= wire::kFlagRtx;
       FrameRecord f = MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, m);
       f.frame_no = static_cast<uint64_t>(i + 1);
+      f.packet_id = f.origin_id = static_cast<uint64_t>(100 + i);
+      f.time_ns = 1000 * i;
       rec.trace.frames.push_back(f);
+      FrameRecord gone = f;  // the fabric drops every one of them
+      gone.event = FrameRecord::Event::kDrop;
+      gone.where = "blackhole#0";
+      gone.frame_no = 0;
+      rec.trace.frames.push_back(gone);
     }
     return rec;
   };
@@ -322,10 +329,32 @@ TEST(CompletionsCheck, AnErrorAtTheRetryLimitIsInconclusiveAndItsDataNotJudged) 
   const harness::CheckResult at_limit = Judge(completions, retry_limit(8));
   EXPECT_EQ(at_limit.verdict, harness::Verdict::kInconclusive) << at_limit.reason;
   EXPECT_NE(at_limit.reason.find("went out 8 times"), std::string::npos) << at_limit.reason;
-  EXPECT_NE(at_limit.reason.find("frames 1, 2, 3, 4, 5, 6, 7, 8"), std::string::npos) << at_limit.reason;
+  EXPECT_NE(at_limit.reason.find("frames 1, 2, 3, 4, 5, 6, 7, 8,"), std::string::npos) << at_limit.reason;
   // Given up early (7 transmissions) or late (9: one more than LOSS-008 allows): a failure.
   EXPECT_EQ(Judge(completions, retry_limit(7)).verdict, harness::Verdict::kFail);
   EXPECT_EQ(Judge(completions, retry_limit(9)).verdict, harness::Verdict::kFail);
+  // 8 transmissions the fabric delivered, with nothing dropped towards the DUT: the peer refused
+  // them or the DUT ignored its ACKs; either way not the network's doing.
+  RunRecord refused = retry_limit(8);
+  std::erase_if(refused.trace.frames, [](const FrameRecord& f) { return f.event == FrameRecord::Event::kDrop; });
+  for (size_t i = 0, n = refused.trace.frames.size(); i < n; ++i) {
+    FrameRecord rx = refused.trace.frames[i];
+    rx.event = FrameRecord::Event::kRx;
+    rx.time_ns += 5;
+    refused.trace.frames.push_back(rx);
+  }
+  EXPECT_EQ(Judge(completions, refused).verdict, harness::Verdict::kFail);
+  // ... but with a frame towards the DUT dropped after each delivery (an ACK may be among them), the
+  // network is the explanation again.
+  for (int i = 0; i < 8; ++i) {
+    FrameRecord ack_gone;
+    ack_gone.event = FrameRecord::Event::kDrop;
+    ack_gone.src_host = 1;
+    ack_gone.dst_host = kDutHost;
+    ack_gone.time_ns = 1000 * i + 10;
+    refused.trace.frames.push_back(ack_gone);
+  }
+  EXPECT_EQ(Judge(completions, refused).verdict, harness::Verdict::kInconclusive);
   // Another error status beside it is not the retry limit's doing.
   RunRecord other = retry_limit(8);
   other.trace.control[1].status = dut::OpStatus::kRemoteAccess;
