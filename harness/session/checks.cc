@@ -84,16 +84,12 @@ std::string SegmentAtRetryLimit(const Ctx& x) {
     if (r.event != FrameRecord::Event::kTx) fate[r.packet_id].push_back(i);
     if (r.event == FrameRecord::Event::kDrop && r.to_dut()) dropped_to_dut.push_back(r.time_ns);
   }
-  std::map<std::tuple<uint32_t, uint16_t, uint32_t, uint64_t>, std::vector<size_t>> sent;  // -> tx records
+  std::map<std::tuple<uint32_t, uint16_t, uint32_t, uint32_t>, std::vector<size_t>> sent;  // -> tx records
   for (size_t i = 0; i < frames.size(); ++i) {
     const FrameRecord& r = frames[i];
     const FrameFacts& f = x.trace.facts[i];
-    if (r.event != FrameRecord::Event::kTx || !r.from_dut() || r.duplicate || !f.meta || !f.data) continue;
-    auto fr = Trace::Decode(r, x.trace.meta_port);
-    if (!fr.ok() || fr->meta() == nullptr) continue;
-    const auto offset = wire::ToFieldMap(*fr).GetU64("meh.msg_offset");
-    if (!offset) continue;
-    sent[{f.conn, f.stream, f.msn, *offset}].push_back(i);
+    if (r.event != FrameRecord::Event::kTx || !r.from_dut() || r.duplicate || !f.segment) continue;
+    sent[f.SegmentKey()].push_back(i);
   }
   for (const auto& [seg, txs] : sent) {
     if (txs.size() != kTransmissions) continue;

@@ -58,26 +58,14 @@ constexpr int64_t kShortestFixedTimerNs = 1'000'000;
 // connection, (ch.dst_conn_id, meh.stream_id, meh.msn, meh.msg_offset), before it
 // (`relative frame.sent_before`, docs/spec/19). False for a frame without a MetaRoCE data header.
 bool SentBefore(const RunRecord& r, size_t index) {
-  static const char* const kSegment[] = {"ch.dst_conn_id", "meh.stream_id", "meh.msn", "meh.msg_offset"};
-  auto key = [](const FrameRecord& f) -> std::optional<std::vector<uint64_t>> {
-    auto d = Trace::Decode(f);
-    if (!d.ok() || d->meta() == nullptr) return std::nullopt;
-    const wire::FieldMap m = wire::ToFieldMap(*d);
-    std::vector<uint64_t> k;
-    for (const char* name : kSegment) {
-      const auto v = m.GetU64(name);
-      if (!v) return std::nullopt;
-      k.push_back(*v);
-    }
-    return k;
-  };
-  const auto& frames = r.trace.frames;
-  const auto mine = key(frames[index]);
-  if (!mine) return false;
+  Trace& t = const_cast<Trace&>(r.trace);  // facts are a cache of the frames; filling it changes no fact
+  t.Analyze();
+  const FrameFacts& mine = t.facts[index];
+  if (!mine.segment) return false;
   for (size_t i = 0; i < index; ++i) {
-    const FrameRecord& f = frames[i];
-    if (f.event != FrameRecord::Event::kTx || f.src_host != frames[index].src_host) continue;
-    if (key(f) == mine) return true;
+    const FrameRecord& f = t.frames[i];
+    if (f.event != FrameRecord::Event::kTx || f.src_host != t.frames[index].src_host) continue;
+    if (t.facts[i].segment && t.facts[i].SegmentKey() == mine.SegmentKey()) return true;
   }
   return false;
 }
@@ -238,8 +226,8 @@ void ReferenceMatch(const CheckContext& x, std::vector<CheckResult>& out) {
     if (e->absent || d.matched_frame < 0 || r.matched_frame < 0) continue;
     const FrameRecord& df = dut.trace.frames[static_cast<size_t>(d.matched_frame)];
     const FrameRecord& rf = ref.trace.frames[static_cast<size_t>(r.matched_frame)];
-    auto dframe = Trace::Decode(df);
-    auto rframe = Trace::Decode(rf);
+    auto dframe = Trace::Decode(df, dut.trace.meta_port);
+    auto rframe = Trace::Decode(rf, ref.trace.meta_port);
     if (!dframe.ok() || !rframe.ok()) continue;  // Matched frames always decode.
     std::vector<Difference> diffs;
     if (dframe->meta() != nullptr && rframe->meta() != nullptr) {

@@ -522,7 +522,7 @@ const wire::FieldMap* ScriptRunner::MapOf(size_t i) {
   auto it = maps_.find(i);
   if (it != maps_.end()) return &it->second;
   if (undecodable_.count(i)) return nullptr;
-  auto f = Trace::Decode(rec_.trace.frames[i]);
+  auto f = Trace::Decode(rec_.trace.frames[i], rec_.trace.meta_port);
   if (!f.ok()) {
     undecodable_[i] = true;
     return nullptr;

@@ -72,8 +72,10 @@ void Trace::Analyze() {
       f.data = wire::IsDataOpcode(m->ch.opcode);
       f.payload_bytes = static_cast<uint32_t>(m->payload.size());
       if (const wire::MessageExt* meh = m->meh()) {
+        f.segment = f.data;
         f.stream = meh->stream_id;
         f.msn = meh->msn;
+        f.msg_offset = meh->msg_offset;
       }
       if (const wire::AckHeader* a = m->ack()) {
         f.ack = true;

@@ -35,7 +35,8 @@ std::vector<uint8_t> MetaWrite(uint8_t path, uint32_t psn, uint16_t flags, size_
   m.ext = wire::DefaultExtFor(m.ch.opcode);
   m.meh()->stream_id = 5;
   m.meh()->msn = 9;
-  m.meh()->msg_len = static_cast<uint32_t>(payload);
+  m.meh()->msg_len = static_cast<uint32_t>(payload) + 4096;
+  m.meh()->msg_offset = 4096;
   m.payload.assign(payload, 0xab);
   f.l4 = m;
   return wire::SerializeFrame(f);
@@ -104,9 +105,12 @@ TEST(TraceTest, MetaRoceFactsComeFromTheHeaders) {
   EXPECT_EQ(d.payload_bytes, 100u);
   EXPECT_EQ(d.stream, 5);
   EXPECT_EQ(d.msn, 9u);
+  EXPECT_EQ(d.msg_offset, 4096u);
+  EXPECT_TRUE(d.segment);
+  EXPECT_EQ(d.SegmentKey(), std::make_tuple(0x1234u, uint16_t{5}, 9u, 4096u));
   const FrameFacts& a = t.facts[1];
   EXPECT_TRUE(a.ack && a.meta);
-  EXPECT_FALSE(a.data || a.rtx || a.ce);
+  EXPECT_FALSE(a.data || a.rtx || a.ce || a.segment);
   EXPECT_EQ(a.rate_hint, 25000u);
   EXPECT_EQ(a.ce_count, 3);
   EXPECT_FALSE(t.facts[2].parsed);
@@ -133,6 +137,22 @@ TEST(TraceTest, RoceRetransmissionIsASecondSendOfAPsnAndItsDropInheritsIt) {
   EXPECT_TRUE(t.facts[5].ack && !t.facts[5].nack);  // AETH ACK
   EXPECT_TRUE(t.facts[6].nack && !t.facts[6].ack);  // NAK PSN sequence error
   EXPECT_TRUE(t.facts[7].nack && !t.facts[7].ack);  // RNR NAK
+}
+
+TEST(TraceTest, FactsDecodeMetaRoceOnTheTracesPort) {
+  // A MetaRoCE frame to another UDP port is MetaRoCE only in a trace whose meta_port says so.
+  wire::Frame f = wire::ParseFrame(MetaWrite(1, 7, 0, 8)).value();
+  f.udp.dport = 5000;
+  Trace other;
+  other.frames.push_back(Rec(FrameRecord::Event::kTx, wire::SerializeFrame(f), 1));
+  other.Analyze();
+  EXPECT_FALSE(other.facts[0].meta || other.facts[0].segment);
+  Trace t;
+  t.meta_port = 5000;
+  t.frames = other.frames;
+  t.Analyze();
+  EXPECT_TRUE(t.facts[0].meta && t.facts[0].segment);
+  EXPECT_EQ(t.facts[0].psn, 7u);
 }
 
 TEST(TraceTest, AnalyzeIsIdempotent) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "mroce/dut/dut.h"
@@ -54,11 +55,18 @@ struct FrameFacts {
   uint32_t conn = 0;        // dst_conn_id / dest QP
   bool rtx = false;         // MetaRoCE RTX flag; RoCEv2: a PSN this sender already sent on the QP
   uint32_t payload_bytes = 0;
+  bool segment = false;      // MetaRoCE data with a message header: (conn, stream, msn, msg_offset) names it.
   uint16_t stream = 0;
   uint32_t msn = 0;
+  uint32_t msg_offset = 0;
   uint32_t rate_hint = 0;   // ACK: Mb/s (0xFFFFFFFF unlimited)
   uint16_t ce_count = 0;    // ACK
   bool ce = false;          // IP ECN == CE
+
+  // The segment a data frame carries (meaningful when `segment`): its transmissions share it.
+  [[nodiscard]] std::tuple<uint32_t, uint16_t, uint32_t, uint32_t> SegmentKey() const {
+    return {conn, stream, msn, msg_offset};
+  }
 };
 
 // Something that happened at a device's control interface.
