@@ -310,6 +310,7 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
   auto it = conns_.find(pkt.ch.dst_conn_id);
   if (it == conns_.end()) {
     ec.Add(EndpointCounter::kInvalidConnRx);  // MROCE-DUP-006: dropped, never placed
+    if (ctx_.config.variants.Has(Variant::kNackInvalidConn)) NackUnknownConn(*frame, pkt, plane, now);
     return;
   }
   it->second->OnPacket(*frame, pkt, now);
@@ -317,6 +318,33 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
   Reindex();
   Reap(now);
   (void)plane;
+}
+
+void Endpoint::NackUnknownConn(const wire::Frame& frame, const wire::MetaPacket& pkt, uint8_t plane, TimeNs now) {
+  if (!wire::IsDataOpcode(pkt.ch.opcode)) return;  // data packets only
+  // At most one per 1 ms per source IP address.
+  uint64_t addr = 1469598103934665603ull;  // FNV-1a over the source address
+  auto mix = [&](std::span<const uint8_t> b) {
+    for (uint8_t v : b) addr = (addr ^ v) * 1099511628211ull;
+  };
+  if (const wire::Ipv4Header* ip = frame.ip4()) mix(ip->src);
+  if (const wire::Ipv6Header* ip = frame.ip6()) mix(ip->src);
+  NackSlot& slot = invalid_conn_nacked_[addr % invalid_conn_nacked_.size()];
+  if (slot.at != kNever && slot.addr == addr && now - slot.at < kMillisecond) return;
+  slot = NackSlot{addr, now};
+  wire::MetaPacket nack;
+  nack.ch.opcode = Opcode::kNack;
+  nack.ch.ver = pkt.ch.ver;
+  nack.ch.dst_conn_id = pkt.ch.dst_conn_id;  // the id this endpoint did not know (MROCE-ENC-010)
+  nack.ch.path_id = pkt.ch.path_id;
+  nack.ch.path_epoch = pkt.ch.path_epoch;
+  wire::NackHeader h;
+  h.code = wire::NackCode::kInvalidConn;
+  h.psn = pkt.ch.psn;  // stream_id, msn and info 0 (MROCE-ERR-001, table 16.1)
+  nack.ext = h;
+  Connection tmp(ctx_, 0, PeerOf(frame), 0);
+  tmp.Emit(std::move(nack), 0, plane);
+  ctx_.counters.Add(EndpointCounter::kInvalidConnNackTx);
 }
 
 void Endpoint::SendReject(const wire::Frame& frame, const wire::MetaPacket& pkt, wire::ConnReason reason,

@@ -253,6 +253,66 @@ TEST(Endpoint, BadCrcUnknownOpcodeBadVersionSpoofedAreCountedNotPlaced) {
   EXPECT_TRUE(out.frames.empty());  // nothing answered
 }
 
+// MROCE-DUP-007 (the nack_invalid_conn variant): a data packet for an unknown connection may be
+// answered with NACK INVALID_CONN naming it, at most once per 1 ms per source address; anything
+// else for an unknown connection is still only counted.
+TEST(Endpoint, NackInvalidConnVariantAnswersUnknownDataOncePerMillisecondPerSource) {
+  struct Capture : FrameSink {
+    std::vector<std::vector<uint8_t>> frames;
+    void Send(std::span<const uint8_t> f, uint8_t) override { frames.emplace_back(f.begin(), f.end()); }
+  } out;
+  EndpointConfig cfg = BaseConfig();
+  cfg.ip = {10, 0, 0, 2};
+  cfg.variants = *Variants::Parse("nack_invalid_conn");
+  Endpoint b(cfg, &out);
+  auto frame = [](std::array<uint8_t, 4> src, wire::Opcode op) {
+    wire::Frame f;
+    wire::Ipv4Header ip;
+    ip.src = src;
+    ip.dst = {10, 0, 0, 2};
+    f.ip = ip;
+    f.udp.dport = wire::kMetaUdpPort;
+    wire::MetaPacket pkt;
+    pkt.ch.opcode = op;
+    pkt.ch.dst_conn_id = 12345;
+    pkt.ch.path_id = 2;
+    pkt.ch.path_epoch = 5;
+    pkt.ch.psn = 77;
+    pkt.ext = wire::DefaultExtFor(op);
+    if (op == wire::Opcode::kWrite) {
+      pkt.meh()->stream_id = 3;
+      pkt.meh()->msn = 9;
+      pkt.meh()->msg_len = 3;
+      pkt.payload = {1, 2, 3};
+    }
+    f.l4 = pkt;
+    return wire::SerializeFrame(f);
+  };
+  b.OnFrame(frame({10, 0, 0, 1}, wire::Opcode::kWrite), 0, 0);
+  ASSERT_EQ(out.frames.size(), 1u);
+  auto nack = wire::ParseFrame(out.frames[0]);
+  ASSERT_TRUE(nack.ok());
+  const wire::MetaPacket* m = nack->meta();
+  ASSERT_TRUE(m != nullptr && m->nack() != nullptr);
+  EXPECT_EQ(m->ch.opcode, wire::Opcode::kNack);
+  EXPECT_EQ(m->ch.dst_conn_id, 12345u);  // the id it did not know (MROCE-ENC-010)
+  EXPECT_EQ(m->ch.path_id, 2u);
+  EXPECT_EQ(m->ch.path_epoch, 5);
+  EXPECT_EQ(m->nack()->code, wire::NackCode::kInvalidConn);
+  EXPECT_EQ(m->nack()->psn, 77u);
+  EXPECT_EQ(m->nack()->stream_id, 0);  // 0 for INVALID_CONN (MROCE-ERR-001)
+  EXPECT_EQ(m->nack()->msn, 0u);
+  EXPECT_EQ(nack->ip4()->dst, (wire::Ipv4Address{10, 0, 0, 1}));
+  EXPECT_EQ(b.counters().Get(EndpointCounter::kInvalidConnNackTx), 1u);
+  b.OnFrame(frame({10, 0, 0, 1}, wire::Opcode::kWrite), 0, 999 * kMicrosecond);   // within 1 ms: counted only
+  b.OnFrame(frame({10, 0, 0, 3}, wire::Opcode::kWrite), 0, 999 * kMicrosecond);   // another source: answered
+  b.OnFrame(frame({10, 0, 0, 1}, wire::Opcode::kAck), 0, 1 * kMillisecond);      // not data: never answered
+  b.OnFrame(frame({10, 0, 0, 1}, wire::Opcode::kWrite), 0, 1 * kMillisecond);     // 1 ms after the first: answered
+  EXPECT_EQ(out.frames.size(), 3u);
+  EXPECT_EQ(b.counters().Get(EndpointCounter::kInvalidConnNackTx), 3u);
+  EXPECT_EQ(b.counters().Get(EndpointCounter::kInvalidConnRx), 5u);
+}
+
 TEST(Endpoint, AcceptBadCrcQuirkChangesBehaviour) {
   EndpointConfig cfg = BaseConfig();
   cfg.quirks = *Quirks::Parse("accept_bad_crc");

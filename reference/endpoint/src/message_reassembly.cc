@@ -1,39 +1,30 @@
 #include "mroce/endpoint/message_reassembly.h"
 
-#include <algorithm>
-
 namespace mroce::ref {
 
 bool MessageReassembly::Contains(uint32_t offset, uint32_t length) const {
-  const uint64_t end = static_cast<uint64_t>(offset) + length;
-  for (const Range& r : ranges_) {
-    if (r.begin <= offset && end <= r.end) return true;
-  }
-  return length == 0 && offset <= msg_len_;
+  if (length == 0) return offset <= msg_len_;
+  if (mtu_ == 0 || offset % mtu_ != 0) return false;
+  const uint64_t k = offset / mtu_;
+  return k / 64 < map_.size() && (map_[k / 64] >> (k % 64) & 1) != 0;
 }
 
-RangeVerdict MessageReassembly::Add(uint32_t offset, uint32_t length) {
-  const uint64_t end64 = static_cast<uint64_t>(offset) + length;
-  if (end64 > msg_len_) return RangeVerdict::kOutOfBounds;
-  const uint32_t end = static_cast<uint32_t>(end64);
-  if (length == 0) return ranges_.empty() && msg_len_ == 0 ? RangeVerdict::kNew : RangeVerdict::kDuplicate;
-  if (Contains(offset, length)) return RangeVerdict::kDuplicate;
-  // Find ranges overlapping or touching [offset, end).
-  auto first = std::lower_bound(ranges_.begin(), ranges_.end(), offset,
-                                [](const Range& r, uint32_t v) { return r.end < v; });
-  auto last = first;
-  uint32_t nb = offset, ne = end;
-  uint64_t covered = 0;
-  while (last != ranges_.end() && last->begin <= end) {
-    nb = std::min(nb, last->begin);
-    ne = std::max(ne, last->end);
-    covered += last->end - last->begin;
-    ++last;
+RangeVerdict MessageReassembly::Add(uint32_t offset, uint32_t length, uint32_t mtu) {
+  const uint64_t end = static_cast<uint64_t>(offset) + length;
+  if (end > msg_len_) return RangeVerdict::kOutOfBounds;
+  if (length == 0) return msg_len_ == 0 ? RangeVerdict::kNew : RangeVerdict::kDuplicate;
+  if (mtu == 0 || (mtu_ != 0 && mtu != mtu_) || offset % mtu != 0 || length > mtu) return RangeVerdict::kOutOfBounds;
+  if (mtu_ == 0) {
+    mtu_ = mtu;
+    const uint64_t segments = (static_cast<uint64_t>(msg_len_) + mtu - 1) / mtu;
+    map_.assign((segments + 63) / 64, 0);
   }
-  if (first == last && ranges_.size() >= kMaxRanges) return RangeVerdict::kTooFragmented;
-  received_ += (ne - nb) - covered;
-  first = ranges_.erase(first, last);
-  ranges_.insert(first, Range{nb, ne});
+  const uint64_t k = offset / mtu;
+  uint64_t& word = map_[k / 64];
+  const uint64_t bit = uint64_t{1} << (k % 64);
+  if ((word & bit) != 0) return RangeVerdict::kDuplicate;
+  word |= bit;
+  received_ += length;
   return RangeVerdict::kNew;
 }
 

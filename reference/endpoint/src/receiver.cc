@@ -140,8 +140,7 @@ Receiver::Outcome Receiver::Place(const wire::MetaPacket& pkt, TimeNs now) {
       c_.sender_.MessageDone(slot, CompletionStatus::kSuccess, now);
       return Outcome::kRecord;
     }
-    const RangeVerdict v = r->acked.Add(meh.msg_offset, len);
-    if (v == RangeVerdict::kTooFragmented) return Outcome::kDropped;  // the responder retransmits
+    const RangeVerdict v = r->acked.Add(meh.msg_offset, len, c_.mtu());
     if (v == RangeVerdict::kDuplicate) c_.counters_.Add(ConnCounter::kDupSegmentRx);  // MROCE-DUP-005
     if (v == RangeVerdict::kNew) std::memcpy(r->read_dst + meh.msg_offset, pkt.payload.data(), len);
     if (r->acked.Complete()) c_.sender_.MessageDone(slot, CompletionStatus::kSuccess, now);  // MROCE-CMPL-003
@@ -241,8 +240,7 @@ Receiver::Outcome Receiver::Place(const wire::MetaPacket& pkt, TimeNs now) {
   }
   InMessage& m = it->second;
   if (op != Opcode::kReadReq && meh.msg_len > 0) {
-    const RangeVerdict v = m.ranges.Add(meh.msg_offset, len);
-    if (v == RangeVerdict::kTooFragmented) return Outcome::kDropped;  // the sender retransmits
+    const RangeVerdict v = m.ranges.Add(meh.msg_offset, len, c_.mtu());
     if (v == RangeVerdict::kDuplicate) c_.counters_.Add(ConnCounter::kDupSegmentRx);  // MROCE-DUP-005
     // MROCE-PLACE-002 / MROCE-PLACE-004: placed on arrival, nothing outside its own range.
     if (v == RangeVerdict::kNew && len > 0 && dst != nullptr) std::memcpy(dst, pkt.payload.data(), len);

@@ -360,7 +360,7 @@ void Sender::CreditBytes(const PacketRef& ref, TimeNs now) {
     MessageDone(ref.msg_slot, CompletionStatus::kSuccess, now);
     return;
   }
-  (void)m.acked.Add(ref.offset, ref.length);
+  (void)m.acked.Add(ref.offset, ref.length, c_.mtu());
   if (m.acked.Complete()) MessageDone(ref.msg_slot, CompletionStatus::kSuccess, now);
 }
 

@@ -42,6 +42,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "PROBE tx_time read from a clock 2^40 ns ahead (opaque to the receiver)"},
     {Variant::kMaxMinHints, "max_min_hints", "MROCE-HINT-003", "",
      "rate hints shared max-min by arrival rate, within HINT-003's sum and floor (else the equal share)"},
+    {Variant::kNackInvalidConn, "nack_invalid_conn", "MROCE-DUP-007", "",
+     "answer a data packet for an unknown connection with NACK INVALID_CONN, at most one per 1 ms per source address"},
 }};
 
 }  // namespace

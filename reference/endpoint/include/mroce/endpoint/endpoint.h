@@ -4,6 +4,7 @@
 // API below.
 #pragma once
 
+#include <array>
 #include <map>
 #include <set>
 #include <memory>
@@ -66,6 +67,8 @@ class Endpoint {
   void SendReject(const wire::Frame& frame, const wire::MetaPacket& pkt, wire::ConnReason reason,
                   uint8_t ver_min, uint8_t ver_max);
   [[nodiscard]] PeerAddress PeerOf(const wire::Frame& frame) const;
+  // nack_invalid_conn variant (MROCE-DUP-007): answer a data packet for an unknown connection.
+  void NackUnknownConn(const wire::Frame& frame, const wire::MetaPacket& pkt, uint8_t plane, TimeNs now);
   ConnId NewConnId();
   void Reap(TimeNs now);
   // Deadline index: every entry point names the connections it touched (Touch) and refreshes their
@@ -92,6 +95,14 @@ class Endpoint {
   uint64_t id_counter_ = 0;     // conn_id_sequential / conn_id_high variants
   uint64_t nonce_counter_ = 0;  // nonce_counter variant
   TimeNs last_now_ = 0;  // latest `now` seen (telemetry gauges read without a time)
+  // When a NACK INVALID_CONN last went to a source address (by a hash of it): a fixed table, so
+  // packets for unknown connections allocate no state (MROCE-DUP-009). Two addresses sharing a slot
+  // share the 1 ms limit: fewer NACKs, never more.
+  struct NackSlot {
+    uint64_t addr = 0;
+    TimeNs at = kNever;
+  };
+  std::array<NackSlot, 64> invalid_conn_nacked_{};
 };
 
 }  // namespace mroce::ref

@@ -1,6 +1,9 @@
-// MessageReassembly: the byte ranges of one inbound message received so far, so that a duplicate
-// (or a retransmission on another path with a new PSN) never counts twice and completion is
-// declared exactly when every byte arrived.
+// MessageReassembly: which segments of one message (segment k = msg_offset / MTU, MROCE-STRM-007
+// and MROCE-STRM-010) were received or acknowledged so far, so that a duplicate (or a
+// retransmission on another path with a new PSN) never counts twice and completion is declared
+// exactly when every byte arrived. One bit per segment, the state table 15.3 models
+// (ceil(msg_len / MTU) / 8 bytes): segments are accepted in any order (MROCE-STRM-009), however
+// many holes the sender's order or the fabric's losses leave.
 #pragma once
 
 #include <vector>
@@ -10,38 +13,32 @@
 namespace mroce::ref {
 
 enum class RangeVerdict : uint8_t {
-  kNew,        // some bytes were new
-  kDuplicate,  // every byte was already received
-  kTooFragmented,  // would exceed kMaxRanges disjoint ranges: refused, the sender retransmits
-  kOutOfBounds,    // offset + length beyond the message length
+  kNew,          // the segment had not been recorded
+  kDuplicate,    // it had
+  kOutOfBounds,  // not a segment of the message: offset not a multiple of the MTU, longer than
+                 // the MTU, or beyond the message length
 };
 
 class MessageReassembly {
  public:
-  // Disjoint ranges kept per message: bounds the state of a message whatever the loss pattern.
-  static constexpr size_t kMaxRanges = 64;
-
   explicit MessageReassembly(uint32_t msg_len = 0) : msg_len_(msg_len) {}
 
-  // Record [offset, offset + length).
-  RangeVerdict Add(uint32_t offset, uint32_t length);
+  // Record the segment [offset, offset + length) of a message cut in `mtu`-byte segments. The
+  // first call fixes the segment size; a later call with another `mtu` is out of bounds.
+  RangeVerdict Add(uint32_t offset, uint32_t length, uint32_t mtu);
+  // Whether the segment at `offset` was recorded (a zero-length range: whether it lies within the
+  // message).
   [[nodiscard]] bool Contains(uint32_t offset, uint32_t length) const;
   [[nodiscard]] bool Complete() const { return received_ == msg_len_; }
   [[nodiscard]] uint64_t received_bytes() const { return received_; }
   [[nodiscard]] uint32_t msg_len() const { return msg_len_; }
-  [[nodiscard]] size_t ranges() const { return ranges_.size(); }
-  [[nodiscard]] size_t StateBytes() const {
-    return sizeof(*this) + ranges_.capacity() * sizeof(Range);
-  }
+  [[nodiscard]] size_t StateBytes() const { return sizeof(*this) + map_.capacity() * sizeof(uint64_t); }
 
  private:
-  struct Range {
-    uint32_t begin;
-    uint32_t end;  // exclusive
-  };
   uint32_t msg_len_;
+  uint32_t mtu_ = 0;  // 0 until the first segment
   uint64_t received_ = 0;
-  std::vector<Range> ranges_;  // sorted, disjoint, non-adjacent
+  std::vector<uint64_t> map_;  // bit k: segment k recorded
 };
 
 }  // namespace mroce::ref

@@ -36,6 +36,7 @@ enum class Variant : uint8_t {
   kRnrHoldDouble,       // hold an RNR-NACKed PSN twice its info delay (MROCE-RNR-005: at least info)
   kProbeClockOffset,    // PROBE tx_time from a clock offset by 2^40 ns (choice probe-clock, HDR-016)
   kMaxMinHints,         // max-min rate hints within the bounds of MROCE-HINT-003 (choice rate-hint)
+  kNackInvalidConn,     // answer data for an unknown connection with NACK INVALID_CONN (MROCE-DUP-007)
   kCount,
 };
 
