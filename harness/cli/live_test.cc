@@ -69,8 +69,12 @@ TEST_F(Live, LiveCapableCasesGiveTheSimulationsVerdicts) {
     }
     ++ran;
     const std::string reason = t.value("reason", "");
-    if (verdict == "inconclusive" && sim_verdict[id] == "pass" && reason.find("not judged live") != std::string::npos) {
-      // A scripted step whose window the live path's latency or a stall leaves undecided.
+    if (verdict == "inconclusive" && sim_verdict[id] == "pass" &&
+        (reason.find("not judged live") != std::string::npos || reason.find("never happened") != std::string::npos ||
+         reason.find("out of reach") != std::string::npos)) {
+      // A scripted step whose window the live path's latency or a stall leaves undecided, or a
+      // trigger the live timing never met (a handshake outlasting a scheduled impairment, the
+      // retry limit reached only through the fabric's losses): said so, never a verdict.
       ++unjudged;
       continue;
     }
