@@ -18,7 +18,7 @@ enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
-  kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused,
+  kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
 };
@@ -63,6 +63,7 @@ const std::vector<MonitorRule>& Rules() {
       {"ack.ce-count", "MROCE-ACK-004", "ce_count at most the CE-marked data packets of the path that arrived since its previous ACK", true},
       {"ack.rate-hint", "MROCE-HINT-001", "rate_hint never 0 nor 0xFFFFFFFF"},
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
+      {"nack.invalid-conn", "MROCE-DUP-007", "a NACK INVALID_CONN answers a data packet that arrived for a connection id naming no open connection of the DUT's (CH.dst_conn_id, path, epoch and PSN copied from it, stream_id and msn 0), at most one per 1 ms per source address (1 us granularity; live: not timed)"},
       {"probe.sequence", "MROCE-PATH-016", "PROBEs announce the path's next epoch (current + 1) with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
       {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
       {"probe.reintroduce-by", "MROCE-PATH-017", "a path is ACTIVE by its 24th consecutive matching PROBE_ACK (R <= 24): no further PROBE of the epoch after 24 in a row", true},
@@ -246,6 +247,10 @@ class Monitor {
   std::map<ReqKey, std::vector<long>> dut_disconnects_;   // (host, peer id, nonce) -> the DUT's DISCONNECTs
   std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
+  // Data that arrived for a connection id naming no open connection of the DUT's (unknown, or one
+  // closing): (host, id, path, epoch, psn). What a NACK INVALID_CONN may answer (MROCE-DUP-007).
+  std::set<std::tuple<int, uint32_t, uint8_t, uint8_t, uint32_t>> unknown_conn_data_;
+  std::map<int, long> last_invalid_conn_nack_;  // host -> the DUT's latest NACK INVALID_CONN to it
   std::set<std::tuple<int, uint32_t, uint8_t, uint8_t, uint32_t, uint64_t>> arrived_probes_;
   // Receive counters.
   std::map<std::pair<ConnKey, uint32_t>, std::vector<RxEvent>> rx_events_;  // (key, generation) -> events
@@ -883,11 +888,40 @@ class Monitor {
               "NACK for path " + Str(m.ch.path_id) + " epoch " + Str(m.ch.path_epoch) + " PSN " + Str(k.psn) +
                   ": no such data packet arrived from that peer");
     }
+    if (k.code == wire::NackCode::kInvalidConn) InvalidConnNackSent(i, r, m);
     if (k.code != wire::NackCode::kInvalidConn) {
       ConnKey key;
       const Negotiated* n = Named(i, r, m, &key);
       if (n != nullptr && FatalNack(code)) Close({key, n->generation}, r.time_ns);
     }
+  }
+
+  // MROCE-DUP-007 (a MAY): when the DUT does answer, it answers only data for an id it does not
+  // know, with the fields ERR-001 gives INVALID_CONN, and within the rate limit.
+  void InvalidConnNackSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
+    const wire::NackHeader& k = *m.nack();
+    Judged(kNackInvalidConn);
+    if (!unknown_conn_data_.count({r.dst_host, m.ch.dst_conn_id, m.ch.path_id, m.ch.path_epoch, k.psn})) {
+      Violate(kNackInvalidConn, i,
+              "NACK INVALID_CONN for connection id " + Str(m.ch.dst_conn_id) + ", path " + Str(m.ch.path_id) + " epoch " +
+                  Str(m.ch.path_epoch) + " PSN " + Str(k.psn) +
+                  ": no data packet for that id arrived from that peer while the id named no open connection of the DUT's");
+    }
+    Expect(kNackInvalidConn, k.stream_id == 0, i, "NACK INVALID_CONN stream_id not 0 (MROCE-ERR-001)", "nakh.stream_id", 0,
+           k.stream_id);
+    Expect(kNackInvalidConn, k.msn == 0, i, "NACK INVALID_CONN msn not 0 (MROCE-ERR-001)", "nakh.msn", 0, k.msn);
+    auto last = last_invalid_conn_nack_.find(r.dst_host);
+    if (!live_ && last != last_invalid_conn_nack_.end()) {
+      const int64_t gap = r.time_ns - t_.frames[static_cast<size_t>(last->second)].time_ns;
+      if (gap < 1'000'000 - kGranularityNs) {
+        Values(Violate(kNackInvalidConn, i,
+                       "a second NACK INVALID_CONN to the same source address " + Str(gap / 1000) +
+                           " us after the previous one (at most one per 1 ms)",
+                       last->second),
+               "gap_us", 1000, gap / 1000);
+      }
+    }
+    last_invalid_conn_nack_[r.dst_host] = i;
   }
 
   void ProbeSent(long i, const FrameRecord& r, const wire::MetaPacket& m) {
@@ -1149,9 +1183,12 @@ class Monitor {
     const bool data = wire::IsDataOpcode(op);
     if (data) arrived_data_.insert({r.src_host, m->ch.path_id, m->ch.path_epoch, m->ch.psn});
     auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
-    if (k == by_dut_id_.end()) return;
+    const bool known = k != by_dut_id_.end() && conns_.at(k->second).dut_id == m->ch.dst_conn_id;
+    if (data && (!known || closing_at_.count({k->second, conns_.at(k->second).generation}))) {
+      unknown_conn_data_.insert({r.src_host, m->ch.dst_conn_id, m->ch.path_id, m->ch.path_epoch, m->ch.psn});
+    }
+    if (!known) return;
     const Negotiated& n = conns_.at(k->second);
-    if (n.dut_id != m->ch.dst_conn_id) return;
     const uint8_t path = m->ch.path_id;
     const bool ce = r.ce || fr->ecn() == 3;
     if (op == Opcode::kReadResp && m->meh() != nullptr) {

@@ -175,7 +175,7 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
   // the DUT. Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
-    if (id == "nack.refused-packet" || id == "probe-ack.echo" || id == "probe.reintroduce-by" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
+    if (id == "nack.refused-packet" || id == "nack.invalid-conn" || id == "probe-ack.echo" || id == "probe.reintroduce-by" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
         id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush" || id == "data.rnr-hold") {
       continue;
     }
@@ -597,6 +597,63 @@ TEST(ClauseMonitor, AckRules) {
     });
     ExpectFires(rec, "nack.refused-packet");
   }
+}
+
+// MROCE-DUP-007: a NACK INVALID_CONN may answer data for an id naming no open connection of the
+// DUT's, with that id, path, epoch and PSN, stream_id and msn 0, at most once per 1 ms per source.
+TEST(ClauseMonitor, NackInvalidConnAnswersOnlyUnknownDataWithinItsRate) {
+  constexpr uint32_t kUnknown = 24301;
+  // Plants data for kUnknown arriving at the DUT and the DUT's NACKs after it (`edit` changes each).
+  auto plant = [&](int nacks, int64_t gap_ns, const std::function<void(wire::MetaPacket&)>& edit) {
+    RunRecord rec = Receiver();
+    const long d = Find(rec, false, Op(Opcode::kWrite));
+    const wire::MetaPacket data = *Meta(rec, static_cast<size_t>(d));
+    Duplicate(rec, d, 1, [&](wire::MetaPacket& m) { m.ch.dst_conn_id = kUnknown; });
+    long a = -1;
+    for (int n = 0; a <= d + 1; ++n) a = Find(rec, true, Op(Opcode::kAck), n);
+    for (int k = 0; k < nacks; ++k) {
+      a = Duplicate(rec, a, k == 0 ? 1 : gap_ns, [&](wire::MetaPacket& m) {
+        m.ch.opcode = Opcode::kNack;
+        m.ch.flags = 0;
+        m.ch.dst_conn_id = kUnknown;
+        m.ch.path_id = data.ch.path_id;
+        m.ch.path_epoch = data.ch.path_epoch;
+        m.ext = wire::NackHeader{.code = wire::NackCode::kInvalidConn, .rsvd = 0, .stream_id = 0, .psn = data.ch.psn, .msn = 0, .info = 0};
+        if (edit) edit(m);
+      });
+    }
+    return rec;
+  };
+  {
+    const RunRecord rec = plant(1, 0, nullptr);
+    const MonitorReport rep = RunClauseMonitor(rec);
+    EXPECT_GT(rep.judged[Rule("nack.invalid-conn")], 0u);
+    EXPECT_EQ(rep.violation_counts[Rule("nack.invalid-conn")], 0u) << Describe(rec, rep);
+    EXPECT_EQ(rep.violation_counts[Rule("nack.refused-packet")], 0u) << Describe(rec, rep);
+  }
+  ExpectFires(plant(2, 10'000, nullptr), "nack.invalid-conn");  // a second one 10 us later
+  {
+    const RunRecord rec = plant(2, 1'000'000, nullptr);  // 1 ms later: allowed
+    EXPECT_EQ(RunClauseMonitor(rec).violation_counts[Rule("nack.invalid-conn")], 0u);
+  }
+  ExpectFires(plant(1, 0, [](wire::MetaPacket& m) { m.nack()->stream_id = 3; }), "nack.invalid-conn");
+  ExpectFires(plant(1, 0, [](wire::MetaPacket& m) { m.nack()->msn = 1; }), "nack.invalid-conn");
+  ExpectFires(plant(1, 0, [](wire::MetaPacket& m) { m.nack()->psn += 1; }), "nack.invalid-conn");
+  // The id of the DUT's own open connection: that data was known, not refused as unknown.
+  RunRecord open = Receiver();
+  const long d = Find(open, false, Op(Opcode::kWrite));
+  const wire::MetaPacket data = *Meta(open, static_cast<size_t>(d));
+  long a = -1;
+  for (int n = 0; a <= d; ++n) a = Find(open, true, Op(Opcode::kAck), n);
+  Duplicate(open, a, 1, [&](wire::MetaPacket& m) {
+    m.ch.opcode = Opcode::kNack;
+    m.ch.flags = 0;
+    m.ch.dst_conn_id = data.ch.dst_conn_id;
+    m.ch.path_id = data.ch.path_id;
+    m.ch.path_epoch = data.ch.path_epoch;
+    m.ext = wire::NackHeader{.code = wire::NackCode::kInvalidConn, .rsvd = 0, .stream_id = 0, .psn = data.ch.psn, .msn = 0, .info = 0};
+  });
+  ExpectFires(open, "nack.invalid-conn");
 }
 
 // --- connection management -----------------------------------------------------------------------
