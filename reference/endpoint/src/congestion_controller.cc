@@ -7,7 +7,12 @@ namespace mroce::ref {
 CongestionController::CongestionController(CongestionConfig config, int num_paths)
     : config_(config), paths_(static_cast<size_t>(num_paths)) {
   for (int p = 0; p < num_paths; ++p) ResetPath(p);
-  tokens_ = static_cast<int64_t>(config_.full_packet_ip_bytes) * 8 * 1000;
+  tokens_ = BucketCap();
+}
+
+int64_t CongestionController::BucketCap() const {
+  const uint32_t depth = config_.bucket_bytes != 0 ? config_.bucket_bytes : config_.full_packet_ip_bytes;
+  return static_cast<int64_t>(depth) * 8 * 1000;
 }
 
 void CongestionController::ResetPath(int path) {
@@ -81,7 +86,7 @@ uint64_t CongestionController::RateAt(TimeNs t) const {
 uint64_t CongestionController::pacing_rate_mbps(TimeNs now) const { return RateAt(now); }
 
 int64_t CongestionController::TokensAt(TimeNs t) const {
-  const int64_t cap = static_cast<int64_t>(config_.full_packet_ip_bytes) * 8 * 1000;
+  const int64_t cap = BucketCap();
   int64_t tokens = tokens_;
   TimeNs from = tokens_at_;
   // At most one rate change (hint_effective_at_) lies inside [tokens_at_, t].

@@ -88,6 +88,23 @@ TEST(CongestionController, PacerSpacesPacketsAtTheHint) {
   EXPECT_EQ(cc.NextSendTime(1000000), 1001000);
 }
 
+// The burst_to_b variant: a bucket of B - one packet, so a burst after idle is at most 10.4's
+// B = max(16384, 2 full packets) bytes, then the hint's rate.
+TEST(CongestionController, BucketDepthBoundsTheBurstByB) {
+  CongestionConfig c = Cfg();
+  c.bucket_bytes = 16384 - 1000;
+  CongestionController cc(c, 1);
+  cc.OnRateHint(8000, 0);  // 8 Gb/s: 1000 bytes = 1 us
+  int burst = 0;
+  for (; cc.PacerAllows(0) && burst < 100; ++burst) cc.OnPacketSent(1000, 0);
+  EXPECT_EQ(burst, 16);  // 16 x 1000 <= 16384 < 17 x 1000
+  EXPECT_EQ(cc.NextSendTime(0), 1000 - 384);  // the 384 bytes of debt beyond an empty bucket: 0.384 us
+  // After a long idle the bucket is full again: at most B bytes at once.
+  burst = 0;
+  for (; cc.PacerAllows(1000000) && burst < 100; ++burst) cc.OnPacketSent(1000, 1000000);
+  EXPECT_EQ(burst, 16);
+}
+
 TEST(CongestionController, HigherHintAppliesOneMicrosecondLater) {
   CongestionController cc(Cfg(), 1);
   cc.OnRateHint(1000, 0);

@@ -62,6 +62,10 @@ void Connection::SetupPaths(uint8_t num_paths, uint8_t num_planes, uint16_t mtu,
   cc.mtu = mtu;
   cc.link_rate_mbps = ctx_.config.link_capacity_mbps;
   cc.full_packet_ip_bytes = DataIpLength(mtu);
+  if (HasVariant(Variant::kBurstToB)) {
+    // Bursts up to 10.4's B = max(16384, 2 full packets) instead of pacing (HINT-006 is a SHOULD).
+    cc.bucket_bytes = std::max<uint32_t>(16384, 2 * cc.full_packet_ip_bytes) - cc.full_packet_ip_bytes;
+  }
   cc.ignore_ecn = Quirk(Quirk::kIgnoreEcn);
   cc.ignore_rate_hint = Quirk(Quirk::kIgnoreRateHint);
   cc.ignore_cwnd = Quirk(Quirk::kIgnoreWindow);

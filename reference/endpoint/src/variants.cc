@@ -44,6 +44,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "rate hints shared max-min by arrival rate, within HINT-003's sum and floor (else the equal share)"},
     {Variant::kNackInvalidConn, "nack_invalid_conn", "MROCE-DUP-007", "",
      "answer a data packet for an unknown connection with NACK INVALID_CONN, at most one per 1 ms per source address"},
+    {Variant::kBurstToB, "burst_to_b", "MROCE-HINT-005", "",
+     "send data in bursts up to the burst tolerance B of section 10.4 instead of pacing each packet (HINT-006 is a SHOULD)"},
 }};
 
 }  // namespace

@@ -21,7 +21,10 @@ inline constexpr uint32_t kRateHintUnlimited = spec::kRateUnlimited;
 struct CongestionConfig {
   uint32_t mtu = 4096;                 // negotiated payload bytes per full packet
   uint64_t link_rate_mbps = 100000;    // local link, Mb/s: the limiter never exceeds it
-  uint32_t full_packet_ip_bytes = spec::DataIpLength(4096, false);  // bucket depth, bytes
+  uint32_t full_packet_ip_bytes = spec::DataIpLength(4096, false);
+  // Token bucket depth, bytes; 0: one full packet (paced, MROCE-HINT-006). A packet leaves while
+  // the bucket is not empty, so a burst is at most the depth plus one packet: at most B of 10.4.
+  uint32_t bucket_bytes = 0;
   bool ignore_ecn = false;             // quirk ignore_ecn
   bool ignore_rate_hint = false;       // quirk ignore_rate_hint
   bool ignore_cwnd = false;            // quirk ignore_window
@@ -59,6 +62,7 @@ class CongestionController {
   [[nodiscard]] uint32_t latest_hint_mbps() const { return hint_mbps_; }
 
  private:
+  [[nodiscard]] int64_t BucketCap() const;  // tokens (bit-ns) of a full bucket
   struct PathWindow {
     uint64_t cwnd_bytes = 0;            // congestion window, bytes
     TimeNs last_decrease_at = kNever;   // ns; kNever = never decreased

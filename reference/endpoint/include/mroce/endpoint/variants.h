@@ -37,6 +37,7 @@ enum class Variant : uint8_t {
   kProbeClockOffset,    // PROBE tx_time from a clock offset by 2^40 ns (choice probe-clock, HDR-016)
   kMaxMinHints,         // max-min rate hints within the bounds of MROCE-HINT-003 (choice rate-hint)
   kNackInvalidConn,     // answer data for an unknown connection with NACK INVALID_CONN (MROCE-DUP-007)
+  kBurstToB,            // send bursts up to the burst tolerance B of 10.4 instead of pacing (choice pacing)
   kCount,
 };
 
