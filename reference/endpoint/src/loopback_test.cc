@@ -135,6 +135,33 @@ TEST(Loopback, DuplicationIsSuppressed) {
   EXPECT_GT(dup, 0u);
 }
 
+// Choice resend-path (MROCE-PATH-014: any other ACTIVE path): the pristine reference spreads the
+// re-sends of a failed path's packets by free window, the resend_highest_path variant puts each on
+// the highest ACTIVE path with room. Both deliver everything.
+TEST(Loopback, ResendHighestPathVariantResendsOnTheHighestActivePathWithRoom) {
+  auto resends = [](const char* variants) {
+    std::array<uint64_t, 4> resent{};
+    EndpointConfig cfg = BaseConfig();
+    cfg.variants = *Variants::Parse(variants);
+    Loop loop(cfg, [&](int dir, const wire::FrameView& v, TimeNs now) {
+      Verdict out;
+      out.drop = dir == 0 && v.is_meta() && v.meta_path_id() == 1 && v.meta_opcode() != 0x20 && now < 20 * kMillisecond;
+      if (dir == 0 && IsData(v) && v.meta_path_id() != 1 && (v.meta_flags() & wire::kFlagRtx) != 0) ++resent[v.meta_path_id()];
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    Workload w;
+    w.Run(loop, conn);
+    w.Check(loop, 100 * kMillisecond);
+    return resent;
+  };
+  const auto spread = resends("");
+  const auto highest = resends("resend_highest_path");
+  EXPECT_GT(spread[0] + spread[2], spread[3]) << spread[0] << " " << spread[2] << " " << spread[3];
+  EXPECT_GT(highest[3], 0u);
+  EXPECT_GT(highest[3], highest[0] + highest[2]) << highest[0] << " " << highest[2] << " " << highest[3];
+}
+
 TEST(Loopback, PathBlackholeFailoverProbingReintroduction) {
   // A->B packets of path 1 vanish from 0 to 20 ms; afterwards the path works again.
   Loop loop(BaseConfig(), [&](int dir, const wire::FrameView& v, TimeNs now) {

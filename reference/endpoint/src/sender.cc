@@ -222,7 +222,15 @@ bool Sender::SendNewOrResend(TimeNs now) {
     }
     payload = r.ref.length;
     exclude = c_.Quirk(Quirk::kRetransmitOtherPath) && c_.paths_->size() > 1 ? r.from_path : -1;
-    const auto path = c_.paths_->Pick(eligible, available);
+    std::optional<int> path;
+    if (c_.HasVariant(Variant::kResendHighestPath)) {
+      // Choice resend-path: any other ACTIVE path with room (MROCE-PATH-014); here the highest.
+      for (int p = c_.paths_->size() - 1; p >= 0 && !path; --p) {
+        if (eligible((*c_.paths_)[p])) path = p;
+      }
+    } else {
+      path = c_.paths_->Pick(eligible, available);
+    }
     exclude = -1;
     if (!path) return false;  // MROCE-PATH-015: wait for an ACTIVE path
     resend_.pop_front();

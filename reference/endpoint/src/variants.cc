@@ -46,6 +46,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "answer a data packet for an unknown connection with NACK INVALID_CONN, at most one per 1 ms per source address"},
     {Variant::kBurstToB, "burst_to_b", "MROCE-HINT-005", "",
      "send data in bursts up to the burst tolerance B of section 10.4 instead of pacing each packet (HINT-006 is a SHOULD)"},
+    {Variant::kResendHighestPath, "resend_highest_path", "MROCE-PATH-014", "",
+     "re-send the packets a failed path abandoned on the highest-numbered ACTIVE path with room, not spread by free window"},
 }};
 
 }  // namespace

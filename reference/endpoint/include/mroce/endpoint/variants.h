@@ -38,6 +38,7 @@ enum class Variant : uint8_t {
   kMaxMinHints,         // max-min rate hints within the bounds of MROCE-HINT-003 (choice rate-hint)
   kNackInvalidConn,     // answer data for an unknown connection with NACK INVALID_CONN (MROCE-DUP-007)
   kBurstToB,            // send bursts up to the burst tolerance B of 10.4 instead of pacing (choice pacing)
+  kResendHighestPath,   // re-send abandoned packets on the highest eligible path (choice resend-path)
   kCount,
 };
 
