@@ -2,7 +2,7 @@
 // mroce_dut.h, as a vendor would serve a software model. The endpoint is linked in statically;
 // only the entry point is exported.
 //
-//   mroce-cts run --dut plugin:/path/libmroce_example_reference_plugin.so[,quirk=NAME...]
+//   mroce-cts run --dut plugin:/path/libmroce_example_reference_plugin.so[,quirk=NAME...][,variant=NAME...]
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -38,6 +38,7 @@ struct Region {
 // The instance: the opaque type of the ABI, defined by the plugin.
 struct mroce_dut_instance {
   mroce::ref::Quirks quirks;
+  mroce::ref::Variants variants;
   std::string identity;
   std::string error;  // last_error()
   std::unique_ptr<SinkBridge> bridge;
@@ -123,8 +124,17 @@ mroce_dut_instance* Create(const mroce_dut_option* options, size_t count, char* 
   auto d = std::make_unique<mroce_dut_instance>();
   for (size_t i = 0; i < count; ++i) {
     const std::string key = options[i].key;
+    if (key == "variant") {
+      auto v = mroce::ref::Variants::Parse(options[i].value);
+      if (!v.ok()) {
+        std::snprintf(error, cap, "%s", v.error().message.c_str());
+        return nullptr;
+      }
+      d->variants = v.value();
+      continue;
+    }
     if (key != "quirk") {
-      std::snprintf(error, cap, "unknown option '%s' (known: quirk)", options[i].key);
+      std::snprintf(error, cap, "unknown option '%s' (known: quirk, variant)", options[i].key);
       return nullptr;
     }
     auto q = mroce::ref::Quirks::Parse(options[i].value);
@@ -138,6 +148,7 @@ mroce_dut_instance* Create(const mroce_dut_option* options, size_t count, char* 
   }
   d->identity = "example-reference-plugin";
   if (!d->quirks.Empty()) d->identity += ":quirk=" + d->quirks.ToString();
+  if (!d->variants.Empty()) d->identity += ":variant=" + d->variants.ToString();
   return d.release();
 }
 
@@ -170,6 +181,7 @@ int Start(mroce_dut_instance* d, const mroce_dut_host_config* config, const mroc
   ec.link_capacity_mbps = config->link_capacity_mbps;
   ec.seed = config->seed;
   ec.quirks = d->quirks;
+  ec.variants = d->variants;
   d->bridge = std::make_unique<SinkBridge>(*sink);
   d->endpoint = std::make_unique<Endpoint>(ec, d->bridge.get());
   return MROCE_DUT_OK;
@@ -296,6 +308,10 @@ void OnTimer(mroce_dut_instance* d, mroce_dut_time_ns now) {
   if (d->endpoint) d->endpoint->OnTimer(now);
 }
 
+void PlaneLink(mroce_dut_instance* d, uint8_t plane, uint8_t up, mroce_dut_time_ns now) {
+  if (d->endpoint) d->endpoint->OnPlaneLink(plane, up != 0, now);
+}
+
 int Telemetry(mroce_dut_instance* d, mroce_dut_emit_counter emit, void* ctx) {
   if (!d->endpoint) return MROCE_DUT_OK;
   d->endpoint->ForEachTelemetry([&](std::string_view name, uint64_t v) {
@@ -340,6 +356,7 @@ mroce_dut_plugin MakeTable() {
   p.on_timer = OnTimer;
   p.telemetry = Telemetry;
   p.state_bytes = StateBytes;
+  p.plane_link = PlaneLink;
   return p;
 }
 

@@ -377,6 +377,10 @@ TimeNs PluginDut::NextDeadline() const { return ops().next_deadline(inst_); }
 
 void PluginDut::OnTimer(TimeNs now) { ops().on_timer(inst_, now); }
 
+void PluginDut::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
+  if (ops().plane_link != nullptr) ops().plane_link(inst_, plane, up ? 1 : 0, now);
+}
+
 std::vector<Counter> PluginDut::Telemetry() {
   std::vector<Counter> out;
   if (ops().telemetry == nullptr) return out;

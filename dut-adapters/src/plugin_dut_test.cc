@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <deque>
 
@@ -165,6 +167,40 @@ TEST(PluginDutTest, ExamplePluginSendsTheSameBytesAsTheInProcessReference) {
   EXPECT_EQ(ReferenceDut().Caps().features, pa->Caps().features);
 }
 
+// plane_link, appended to ABI 1, reaches the plugin: with the fail_on_link_down variant the paths
+// on the plane whose link went down are FAILED at once (path state gauge 2, table 17.3); without
+// it the device ignores the signal.
+TEST(PluginDutTest, PlaneLinkReachesThePlugin) {
+  for (const bool variant : {true, false}) {
+    PluginDut::Options options;
+    if (variant) options.push_back({"variant", "fail_on_link_down"});
+    auto a = Example(options);
+    ReferenceDut b;
+    ASSERT_TRUE(a);
+    Wire wire;
+    HostConfig ha = Host(1), hb = Host(2);
+    ha.num_planes = hb.num_planes = 2;
+    ASSERT_TRUE(a->Start(ha, wire.end(0)).ok());
+    ASSERT_TRUE(b.Start(hb, wire.end(1)).ok());
+    auto conn = a->Connect(PeerInfo{hb.mac, hb.ip, 4797, {}}, wire.now());
+    ASSERT_TRUE(conn.ok());
+    bool established = false;
+    ASSERT_TRUE(wire.Run(*a, b, [&] {
+      for (auto& e : a->PollEvents()) established = established || e.kind == ConnEventKind::kEstablished;
+      return established;
+    }, 10'000'000));
+    a->OnPlaneLink(1, false, wire.now());
+    std::map<std::string, uint64_t> states;
+    for (const Counter& c : a->Telemetry()) {
+      if (c.first.rfind("path.", 0) == 0 && c.first.size() > 6 && c.first.substr(c.first.size() - 6) == ".state") states[c.first] = c.second;
+    }
+    ASSERT_EQ(states.size(), 4u);
+    int failed = 0;
+    for (const auto& [name, state] : states) failed += state == 2;  // FAILED
+    EXPECT_EQ(failed, variant ? 2 : 0) << "paths 1 and 3 are on plane 1";
+  }
+}
+
 TEST(PluginDutTest, ErrorsFromThePluginCarryItsMessage) {
   Wire wire;
   auto a = Example();
@@ -233,7 +269,7 @@ TEST(PluginDutTest, OptionsReachThePluginsCreate) {
   EXPECT_EQ(quirky.value()->Identity(), "example-reference-plugin:quirk=go_back_n");
   auto unknown = MakeDut(DutSpec::Parse("plugin:" + path + ",speed=1").value());
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().message.find("create failed: unknown option 'speed' (known: quirk)"), std::string::npos)
+  EXPECT_NE(unknown.error().message.find("create failed: unknown option 'speed' (known: quirk, variant)"), std::string::npos)
       << unknown.error().message;
   auto bad_quirk = MakeDut(DutSpec::Parse("plugin:" + path + ",quirk=no_such_quirk").value());
   ASSERT_FALSE(bad_quirk.ok());

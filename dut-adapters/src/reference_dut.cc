@@ -211,6 +211,10 @@ void ReferenceDut::OnTimer(TimeNs now) {
   if (endpoint_) endpoint_->OnTimer(now);
 }
 
+void ReferenceDut::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
+  if (endpoint_) endpoint_->OnPlaneLink(plane, up, now);
+}
+
 std::vector<Counter> ReferenceDut::Telemetry() {
   std::vector<Counter> out;
   if (!endpoint_) return out;

@@ -946,9 +946,14 @@ void ImpairmentActed(const CheckContext& x, std::vector<CheckResult>& out) {
                          std::any_of(names.begin(), names.end(), [&](const std::string& n) { return r.where.rfind(n, 0) == 0; });
     acted += dropped || (duplicates && r.duplicate) || (corrupts && r.corrupted);
   }
+  // A plane whose link went down (blackhole with link_down) acted on the devices even when they
+  // then sent nothing into it (MROCE-PATH-013).
+  const auto links_down = static_cast<uint64_t>(std::count_if(
+      x.rec.trace.links.begin(), x.rec.trace.links.end(), [](const LinkEvent& e) { return !e.up; }));
   CheckResult res = x.base;
-  if (acted > 0) {
+  if (acted > 0 || links_down > 0) {
     res.reason = "the impairments acted on " + std::to_string(acted) + " frame(s)";
+    if (links_down > 0) res.reason += " and took " + std::to_string(links_down) + " plane link(s) down";
   } else {
     res.verdict = Verdict::kInconclusive;
     res.reason = "the case's impairments never acted on a frame in this run (no drop, duplicate or corruption by them "

@@ -45,7 +45,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.message-fields", "MROCE-STRM-004", "every packet of one message carries the same opcode, msg_len and MEH fields; a segment sent again the same bytes"},
       {"data.psn-sequence", "MROCE-PATH-006", "the first new PSN of a path is 0 (in a later epoch the PROBEs' PSN), each further new PSN the previous + 1"},
       {"data.retransmission", "MROCE-LOSS-002", "a PSN sent again on its path and epoch carries RTX and the original's opcode, flags and content"},
-      {"data.resend", "MROCE-PATH-014", "RTX on a new PSN (a re-send) only for content sent before, whose last path had failed: the DUT sent a PROBE on it"},
+      {"data.resend", "MROCE-PATH-014", "RTX on a new PSN (a re-send) only for content sent before, whose last path had failed: the DUT sent a PROBE on it, or its plane's link went down (MROCE-PATH-013)"},
       {"data.failed-path", "MROCE-PATH-011", "no data in a path's epoch once the DUT sent a PROBE announcing a newer one (the path failed)"},
       {"data.epoch", "MROCE-PATH-008", "data starts in epoch 0; a path's epoch changes only to one its PROBEs announced, above the current"},
       {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before 3 PROBE_ACKs matching the epoch's PROBEs arrived"},
@@ -746,6 +746,20 @@ class Monitor {
     }
   }
 
+  // Whether `plane`'s link was down at some moment of [a, b] (trace.links, in time order).
+  bool LinkDownDuring(uint8_t plane, int64_t a, int64_t b) const {
+    bool down = false;  // at time a
+    for (const LinkEvent& e : t_.links) {
+      if (e.plane != plane) continue;
+      if (e.time_ns <= a) {
+        down = !e.up;
+      } else if (e.time_ns <= b && !e.up) {
+        return true;
+      }
+    }
+    return down;
+  }
+
   // A re-send (RTX on a new PSN): its content was sent before on a path the DUT has since probed.
   void Resend(long i, const ConnKey& key, const Negotiated& n, long previous) {
     Judged(kResend);
@@ -775,10 +789,14 @@ class Monitor {
         return;
       }
     }
+    // Or the path's plane reported link down (MROCE-PATH-013: FAILED at once, no PROBE until up).
+    const auto plane = static_cast<uint8_t>(o.ch.path_id % std::max<uint8_t>(n.num_planes, 1));
+    if (LinkDownDuring(plane, t_.frames[static_cast<size_t>(previous)].time_ns, until)) return;
     Values(Violate(kResend, i,
                    "content last sent on path " + Str(o.ch.path_id) + " (PSN " + Str(o.ch.psn) +
-                       ") re-sent with a new PSN although the DUT never probed that path: a path that fails is probed at once "
-                       "(MROCE-PATH-016), a lost packet is retransmitted on its own path with its own PSN (MROCE-LOSS-002)",
+                       ") re-sent with a new PSN although the DUT never probed that path nor did its plane's link go down: "
+                       "a path that fails is probed at once (MROCE-PATH-016), a lost packet is retransmitted on its own path "
+                       "with its own PSN (MROCE-LOSS-002)",
                    previous),
            "ch.path_id", o.ch.path_id, MetaAt(i).ch.path_id);
   }

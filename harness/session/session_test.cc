@@ -235,6 +235,39 @@ TEST(SessionTest, ImpairmentOnAMissingPlaneIsAnErrorNamingWhere) {
   EXPECT_NE(t.reason.find("matches plane 5"), std::string::npos) << t.reason;
 }
 
+// A blackhole with link_down: the devices are told at its `at` and `until` (MROCE-PATH-013), the
+// trace records both, and a device that fails the plane's paths at once passes like one that waits
+// for its RTOs. Only a match on the plane alone is a plane's link.
+TEST(SessionTest, PlaneLinkDownIsSignalledAtTheBlackholesWindowAndRecorded) {
+  using impairment::DurationSpec;
+  harness::Case c = BaseCase();
+  impairment::Match m;
+  m.plane = 1;
+  const impairment::StageSchedule window{DurationSpec{20'000, DurationSpec::Unit::kNanoseconds},
+                                         DurationSpec{200'000, DurationSpec::Unit::kNanoseconds}};
+  harness::ImpairmentSpec link;
+  link.stage = impairment::MakeStageConfig("blackhole", "", m, {{"link_down", true}}, window).value();
+  c.impairments.push_back(link);
+  for (const char* dut : {"reference", "reference:variant=fail_on_link_down"}) {
+    RunRecord r = Simulate(c, Options(dut, 1));
+    ASSERT_TRUE(r.harness_error.empty()) << r.harness_error;
+    ASSERT_EQ(r.trace.links.size(), 2u) << dut;
+    EXPECT_EQ(r.trace.links[0].time_ns, 20'000);
+    EXPECT_FALSE(r.trace.links[0].up);
+    EXPECT_EQ(r.trace.links[1].time_ns, 200'000);
+    EXPECT_TRUE(r.trace.links[1].up);
+    EXPECT_EQ(r.trace.links[1].plane, 1);
+    auto t = RunCase(c, Options(dut, 1));
+    EXPECT_EQ(t.verdict, harness::Verdict::kPass) << dut << "\n" << Explain(t);
+  }
+  m.direction = impairment::Direction::kDutToPeer;  // one direction of a plane is no link
+  c.impairments[0].stage = impairment::MakeStageConfig("blackhole", "", m, {{"link_down", true}}, window).value();
+  c.impairments[0].where = {"cases/x.yaml", 9, 5};
+  auto t = RunCase(c, Options("reference", 1));
+  EXPECT_EQ(t.verdict, harness::Verdict::kError);
+  EXPECT_NE(t.reason.find("cases/x.yaml:9:5: link_down needs a match on the plane alone"), std::string::npos) << t.reason;
+}
+
 TEST(SessionTest, MissingCapabilityIsASkip) {
   harness::Case c = BaseCase();
   c.requires_caps = {"teleportation"};

@@ -110,8 +110,30 @@ bool Testbed::AddStages() {
       return false;
     }
     for (impairment::PlaneStage& s : placed.value()) fabric_->PlaneIngress(s.plane).Add(std::move(s.stage));
+    if (is.stage.params.Has("link_down") && is.stage.params.Bool("link_down")) {
+      impairment::Match plane_only;
+      plane_only.plane = is.stage.match.plane;
+      if (!is.stage.match.plane || !(is.stage.match == plane_only)) {
+        rec_->harness_error = is.where.ToString() + ": link_down needs a match on the plane alone (match: {plane: N})";
+        return false;
+      }
+      const uint8_t plane = *is.stage.match.plane;
+      const auto& sch = is.stage.schedule;
+      const int64_t at = sch ? sch->at.ToNanoseconds(rec_->rtt_ns) : 0;
+      sim_.Schedule(sim::Time::FromNanos(at), [this, plane] { SignalLink(plane, false); });
+      if (sch && sch->until) {
+        sim_.Schedule(sim::Time::FromNanos(sch->until->ToNanoseconds(rec_->rtt_ns)), [this, plane] { SignalLink(plane, true); });
+      }
+    }
   }
   return true;
+}
+
+void Testbed::SignalLink(uint8_t plane, bool up) {
+  rec_->trace.links.push_back(LinkEvent{now_ns(), plane, up});
+  for (auto& port : ports_) {
+    if (port && port->dut() != nullptr) port->Call([&](dut::Dut& d) { d.OnPlaneLink(plane, up, now_ns()); });
+  }
 }
 
 dut::HostConfig Testbed::HostConfigFor(int host, uint16_t max_streams) const {

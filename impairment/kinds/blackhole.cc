@@ -10,6 +10,10 @@ namespace {
 constexpr ParamSpec kParams[] = {
     {.name = "recovery", .type = ParamType::kDuration,
      .doc = "after `until`, loss falls linearly from 100% to 0 over this long", .fallback = "0"},
+    {.name = "link_down", .type = ParamType::kBool,
+     .doc = "the plane's links go down for [at, until) and every attached device is told (MROCE-PATH-013); "
+            "needs a match on the plane alone",
+     .fallback = "false"},
 };
 
 std::unique_ptr<Stage> Build(const StageBuild& b) {

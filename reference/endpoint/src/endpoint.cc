@@ -224,6 +224,17 @@ void Endpoint::ForEachTelemetry(const TelemetryFn& fn, TimeNs now) const {
   for (const auto& [id, c] : conns_) c->ForEachTelemetry(fn, now);
 }
 
+void Endpoint::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
+  last_now_ = std::max(last_now_, now);
+  if (!ctx_.config.variants.Has(Variant::kFailOnLinkDown)) return;
+  for (auto& [id, c] : conns_) {
+    if (!c->established()) continue;
+    c->sender_.OnPlaneLink(plane, up, now);
+    Touch(id);
+  }
+  Reindex();
+}
+
 PeerAddress Endpoint::PeerOf(const wire::Frame& frame) const {
   PeerAddress peer;
   peer.mac = frame.eth.src;

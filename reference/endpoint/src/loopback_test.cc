@@ -162,6 +162,52 @@ TEST(Loopback, ResendHighestPathVariantResendsOnTheHighestActivePathWithRoom) {
   EXPECT_GT(highest[3], highest[0] + highest[2]) << highest[0] << " " << highest[2] << " " << highest[3];
 }
 
+// MROCE-PATH-013 (the fail_on_link_down variant) and table 7.6 rows 6, 7 and 12: when plane 1's
+// link goes down, its paths (1 and 3 of 4 on 2 planes) fail at once, their content is re-sent on the
+// others, and nothing (no PROBE either) leaves on them until the link is up; then they are probed
+// and reintroduced. The pristine reference ignores the signal and finds out by its RTOs.
+TEST(Loopback, FailOnLinkDownVariantFailsThePlanesPathsAtOnceAndProbesOnlyWhenUp) {
+  auto run = [](const char* variants, bool* failed_at_once) {
+    EndpointConfig cfg = BaseConfig();
+    cfg.variants = *Variants::Parse(variants);
+    bool down = false;
+    Loop loop(cfg, [&](int, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      out.drop = down && v.is_meta() && v.meta_path_id() % 2 == 1;  // plane 1 carries paths 1 and 3
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    Workload w;
+    w.Run(loop, conn);
+    loop.RunUntil([] { return false; }, loop.now() + 5 * kMicrosecond);
+    down = true;
+    const TimeNs down_at = loop.now();
+    loop.a().OnPlaneLink(1, false, down_at);
+    *failed_at_once = ConnA(loop).paths()[1].state() == PathState::kFailed && ConnA(loop).paths()[3].state() == PathState::kFailed &&
+                      ConnA(loop).paths()[0].state() == PathState::kActive;
+    loop.RunUntil([] { return false; }, down_at + 3 * kMillisecond);
+    const TimeNs up_at = loop.now();
+    size_t sent_on_plane1_while_down = 0;
+    for (const Loop::Sent& f : loop.log()) {  // data and PROBEs of path p leave on plane p mod 2
+      auto v = wire::FrameView::Locate(f.bytes);
+      const bool own_plane = v.ok() && (IsData(*v) || (v->is_meta() && v->meta_opcode() == static_cast<uint8_t>(wire::Opcode::kProbe)));
+      if (f.from == 0 && f.at > down_at && own_plane && v->meta_path_id() % 2 == 1) ++sent_on_plane1_while_down;  // ENC-009
+    }
+    down = false;
+    loop.a().OnPlaneLink(1, true, up_at);
+    w.Check(loop, 100 * kMillisecond);
+    EXPECT_TRUE(loop.RunUntil([&] { return ConnA(loop).paths()[1].state() == PathState::kActive &&
+                                           ConnA(loop).paths()[3].state() == PathState::kActive; },
+                              loop.now() + 20 * kMillisecond)) << variants;
+    return sent_on_plane1_while_down;
+  };
+  bool at_once = false;
+  EXPECT_EQ(run("fail_on_link_down", &at_once), 0u);  // neither data nor PROBEs into the dead plane
+  EXPECT_TRUE(at_once);
+  EXPECT_GT(run("", &at_once), 0u);  // the pristine reference keeps sending (and retransmitting) until its RTOs
+  EXPECT_FALSE(at_once);
+}
+
 TEST(Loopback, PathBlackholeFailoverProbingReintroduction) {
   // A->B packets of path 1 vanish from 0 to 20 ms; afterwards the path works again.
   Loop loop(BaseConfig(), [&](int dir, const wire::FrameView& v, TimeNs now) {

@@ -565,7 +565,32 @@ void Sender::FailOver(int pi, TimeNs now) {
     path.machine.set_reintroduce_after(c_.ReintroduceAfterBase());  // ACTIVE for 100 ms: back to 3 (or 4)
   }
   if (!c_.Quirk(Quirk::kNoEntropyChange)) c_.paths_->Reroll(pi);
-  if (!c_.Quirk(Quirk::kNeverReintroducePath)) SendProbe(pi, now);  // MROCE-PATH-016
+  if (!c_.Quirk(Quirk::kNeverReintroducePath) && !path.link_down) SendProbe(pi, now);  // MROCE-PATH-016
+}
+
+void Sender::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
+  if (!c_.paths_) return;
+  for (int pi = 0; pi < c_.paths_->size(); ++pi) {
+    Path& path = (*c_.paths_)[pi];
+    if (path.plane != plane || path.link_down == !up) continue;
+    const PathState before = path.machine.state();
+    if (!up) {
+      path.link_down = true;
+      ApplyPathEvent(pi, PathEvent::kPlaneDown, now);  // rows 6 and 12
+      if (before == PathState::kActive || before == PathState::kSuspect) FailOver(pi, now);  // row 6, no PROBE
+      // Row 12: no probing until the link is up; a PROBE outstanding is given up.
+      path.probe_outstanding = false;
+      path.probe_deadline = kNever;
+      path.next_probe_at = kNever;
+    } else {
+      path.link_down = false;
+      if (path.machine.state() != PathState::kFailed) continue;
+      ApplyPathEvent(pi, PathEvent::kPlaneUp, now);  // row 7: re-roll, PROBE with probe_seq + 1
+      if (!c_.Quirk(Quirk::kNoEntropyChange)) c_.paths_->Reroll(pi);
+      if (!c_.Quirk(Quirk::kNeverReintroducePath)) SendProbe(pi, now);
+    }
+  }
+  Pump(now);
 }
 
 void Sender::SendProbe(int pi, TimeNs now) {

@@ -48,6 +48,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "send data in bursts up to the burst tolerance B of section 10.4 instead of pacing each packet (HINT-006 is a SHOULD)"},
     {Variant::kResendHighestPath, "resend_highest_path", "MROCE-PATH-014", "",
      "re-send the packets a failed path abandoned on the highest-numbered ACTIVE path with room, not spread by free window"},
+    {Variant::kFailOnLinkDown, "fail_on_link_down", "MROCE-PATH-013", "",
+     "move a plane's paths to FAILED at once when the attachment reports link down; probe them again when it is up"},
 }};
 
 }  // namespace

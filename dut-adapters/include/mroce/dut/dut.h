@@ -216,6 +216,14 @@ class Dut {
   virtual void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) = 0;
   [[nodiscard]] virtual TimeNs NextDeadline() const = 0;
   virtual void OnTimer(TimeNs now) = 0;
+  // The device's own attachment to `plane` (its NIC port) reports link down (`up` false) or up
+  // again, as a port would when the plane fails (a case's blackhole with `link_down: true`).
+  // MROCE-PATH-013 lets the device fail that plane's paths at once; a device may also ignore it.
+  virtual void OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
+    (void)plane;
+    (void)up;
+    (void)now;
+  }
 
   // --- telemetry (optional: empty when the device exposes none) ---
   // Not const: a live device is asked over its control channel, which may find it failed.

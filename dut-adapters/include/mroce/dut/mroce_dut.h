@@ -290,6 +290,14 @@ typedef struct mroce_dut_plugin {
    * from the telemetry gauge conn.<id>.state_bytes. MROCE_DUT_ERR_UNSUPPORTED when the device cannot
    * tell. */
   int (*state_bytes)(mroce_dut_instance* dut, uint64_t* bytes_out);
+
+  /* --- appended in ABI 1 (a plugin whose struct_size ends before it has it NULL) --- */
+  /* The device's own attachment to NIC port `plane` reports link down (up = 0) or up again (up = 1)
+   * at `now`, as a port would when its plane fails (a case's blackhole with link_down: true). The
+   * device MAY move that plane's paths to FAILED at once (MROCE-PATH-013) and stops probing them
+   * until the link is up (table 7.6 rows 6, 7 and 12); it may also ignore the call. Optional: NULL
+   * when the device has no use for it. */
+  void (*plane_link)(mroce_dut_instance* dut, uint8_t plane, uint8_t up, mroce_dut_time_ns now);
 } mroce_dut_plugin;
 
 /* The entry point: returns the plugin's static table (never NULL, never freed). */

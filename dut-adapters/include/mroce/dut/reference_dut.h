@@ -36,6 +36,7 @@ class ReferenceDut final : public Dut {
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now) override;
   [[nodiscard]] TimeNs NextDeadline() const override;
   void OnTimer(TimeNs now) override;
+  void OnPlaneLink(uint8_t plane, bool up, TimeNs now) override;
 
   [[nodiscard]] std::vector<Counter> Telemetry() override;
   [[nodiscard]] std::optional<uint64_t> StateBytes() override;

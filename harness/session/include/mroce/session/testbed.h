@@ -65,6 +65,8 @@ class Testbed {
  private:
   [[nodiscard]] size_t Slot(int host) const;
   [[nodiscard]] bool AddStages();
+  // Tells every attached device that `plane`'s link went down or up, and records it in the trace.
+  void SignalLink(uint8_t plane, bool up);
 
   const harness::Case& case_;
   const SessionOptions& options_;

@@ -106,12 +106,21 @@ struct TraceCountInfo {
 };
 [[nodiscard]] const std::vector<TraceCountInfo>& TraceCounts();
 
+// A plane's link went down or came up at every attachment (a blackhole with `link_down: true`); the
+// devices were told (dut::Dut::OnPlaneLink).
+struct LinkEvent {
+  int64_t time_ns = 0;
+  uint8_t plane = 0;
+  bool up = false;
+};
+
 class Trace {
  public:
   std::vector<FrameRecord> frames;
   std::vector<ControlRecord> control;
   std::vector<TelemetrySample> telemetry;
   std::vector<std::string> stage_stats;  // One line per impairment stage ("configured vs achieved").
+  std::vector<LinkEvent> links;          // Plane link changes the devices were told of, in time order.
   std::vector<FrameFacts> facts;         // Parallel to `frames`, filled by Analyze().
   uint16_t meta_port = 4797;
 

@@ -72,6 +72,8 @@ class Sender {
   void OnAck(const wire::MetaPacket& pkt, TimeNs now);
   void OnNack(const wire::MetaPacket& pkt, TimeNs now);
   void OnProbeAck(const wire::MetaPacket& pkt, TimeNs now);
+  // The attachment to `plane` reports link down or up (fail_on_link_down variant, MROCE-PATH-013).
+  void OnPlaneLink(uint8_t plane, bool up, TimeNs now);
   void OnTimer(TimeNs now);
   [[nodiscard]] TimeNs NextDeadline() const;
   // Message bookkeeping.

@@ -43,6 +43,10 @@ class Endpoint {
   // --- data plane and time ---
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, TimeNs now);
   [[nodiscard]] TimeNs NextDeadline() const;  // kNever when idle
+  // The attachment to `plane` reports link down (`up` false) or up again. With the
+  // fail_on_link_down variant (MROCE-PATH-013) every connection's paths on that plane fail at once
+  // and stop probing until the link is up (table 7.6 rows 6, 7 and 12); otherwise ignored.
+  void OnPlaneLink(uint8_t plane, bool up, TimeNs now);
   void OnTimer(TimeNs now);
 
   // --- introspection ---

@@ -37,6 +37,7 @@ struct Path {
   bool probe_outstanding = false;
   TimeNs probe_deadline = kNever;   // probe timeout of the outstanding PROBE
   TimeNs next_probe_at = kNever;    // next PROBE to send after a PROBE_ACK
+  bool link_down = false;           // the plane's link is down: no probing until up (table 7.6 row 12)
   TimeNs reintroduced_at = kNever;
   TimeNs optional_reroll_at = kNever;  // last re-roll under MROCE-PATH-005 (reroll_on_ece variant)
   // Receiver side for the peer's path with this id.

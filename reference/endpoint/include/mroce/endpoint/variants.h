@@ -39,6 +39,7 @@ enum class Variant : uint8_t {
   kNackInvalidConn,     // answer data for an unknown connection with NACK INVALID_CONN (MROCE-DUP-007)
   kBurstToB,            // send bursts up to the burst tolerance B of 10.4 instead of pacing (choice pacing)
   kResendHighestPath,   // re-send abandoned packets on the highest eligible path (choice resend-path)
+  kFailOnLinkDown,      // fail a plane's paths at once when its link goes down (MROCE-PATH-013)
   kCount,
 };
 
