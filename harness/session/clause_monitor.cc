@@ -65,7 +65,7 @@ const std::vector<MonitorRule>& Rules() {
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
       {"nack.invalid-conn", "MROCE-DUP-007", "a NACK INVALID_CONN answers a data packet that arrived for a connection id naming no open connection of the DUT's (CH.dst_conn_id, path, epoch and PSN copied from it, stream_id and msn 0), at most one per 1 ms per source address (1 us granularity; live: not timed)"},
       {"probe.sequence", "MROCE-PATH-016", "PROBEs announce the path's next epoch (current + 1) with the path's snd_nxt, one PSN per epoch, probe_seq 1, 2, 3 ..."},
-      {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity)", true},
+      {"probe.timing", "MROCE-PATH-016", "the next PROBE of an epoch 100 us after a PROBE_ACK matching the last one arrived, else 1 ms after the last PROBE (1 us granularity), unless the path's plane link went down or up in between (table 7.6 rows 7, 12)", true},
       {"probe.reintroduce-by", "MROCE-PATH-017", "a path is ACTIVE by its 24th consecutive matching PROBE_ACK (R <= 24): no further PROBE of the epoch after 24 in a row", true},
       {"probe-ack.echo", "MROCE-PATH-020", "a PROBE_ACK echoes path_id, path_epoch, probe_seq and tx_time of a PROBE that arrived"},
       {"probe-ack.epoch-window", "MROCE-PATH-019", "no PROBE_ACK for a PROBE 2 or more epochs above the receiver's epoch of the path (dropped, counted in bad_epoch_rx); the receiver's epoch moves only to the next one"},
@@ -760,6 +760,12 @@ class Monitor {
     return down;
   }
 
+  // Whether `plane`'s link went down or up in (a, b].
+  bool LinkChangedDuring(uint8_t plane, int64_t a, int64_t b) const {
+    return std::any_of(t_.links.begin(), t_.links.end(),
+                       [&](const LinkEvent& e) { return e.plane == plane && e.time_ns > a && e.time_ns <= b; });
+  }
+
   // A re-send (RTX on a new PSN): its content was sent before on a path the DUT has since probed.
   void Resend(long i, const ConnKey& key, const Negotiated& n, long previous) {
     Judged(kResend);
@@ -981,7 +987,10 @@ class Monitor {
              it->second.first, m.ch.psn, it->second.second);
     }
     p.probes.insert({m.ch.path_epoch, h.probe_seq, h.tx_time});
-    if (!live_ && p.last_probe && p.last_probe->epoch == m.ch.path_epoch) {
+    const auto plane = static_cast<uint8_t>(m.ch.path_id % std::max<uint8_t>(n->num_planes, 1));
+    if (!live_ && p.last_probe && p.last_probe->epoch == m.ch.path_epoch &&
+        !LinkChangedDuring(plane, t_.frames[static_cast<size_t>(p.last_probe->frame)].time_ns, r.time_ns)) {
+      // (A plane link that went down or up in between restarts the probing: table 7.6 rows 7, 12.)
       const TxPath::LastProbe& lp = *p.last_probe;
       const bool acked = lp.acked_at >= 0;
       const int64_t want = acked ? lp.acked_at + 100'000 : t_.frames[static_cast<size_t>(lp.frame)].time_ns + 1'000'000;

@@ -512,6 +512,17 @@ TEST(ClauseMonitor, ProbeRules) {
       if (nth > 0) rec.trace.frames[static_cast<size_t>(i)].time_ns += 5'000;
     }
     ExpectFires(rec, "probe.timing");
+    // The same, but each late PROBE follows its plane's link coming up (table 7.6 row 7: PROBE at
+    // once; row 12: none while down): the 1 ms rhythm restarts, nothing to judge.
+    for (const FrameRecord& f : rec.trace.frames) {
+      if (!DutTx(f)) continue;
+      auto m = Meta(rec, static_cast<size_t>(&f - rec.trace.frames.data()));
+      if (!m || m->ch.opcode != Opcode::kProbe) continue;
+      for (uint8_t plane = 0; plane < 8; ++plane) rec.trace.links.push_back({f.time_ns - 1, plane, true});
+    }
+    std::sort(rec.trace.links.begin(), rec.trace.links.end(), [](const LinkEvent& a, const LinkEvent& b) { return a.time_ns < b.time_ns; });
+    const MonitorReport rep = RunClauseMonitor(rec);
+    EXPECT_EQ(rep.violation_counts[Rule("probe.timing")], 0u) << Describe(rec, rep);
   }
   {
     // The PROBE_ACKs never reached the DUT, yet it sends data in the new epoch.
