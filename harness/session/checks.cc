@@ -1091,8 +1091,17 @@ std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRec
   for (const CheckInfo& info : AllChecks()) {
     if (info.implicit && info.all_styles) specs.push_back(harness::CheckSpec{info.name, json::object(), {}, {}});
   }
-  const_cast<Trace&>(rec.trace).Analyze();  // facts are a cache of the frames; filling it changes no fact
   std::vector<harness::CheckResult> out;
+  for (const RunRecord* r : {&rec, reference}) {
+    if (r != nullptr && r->trace.facts.size() != r->trace.frames.size()) {
+      harness::CheckResult e;
+      e.check = "harness";
+      e.verdict = harness::Verdict::kError;
+      e.reason = std::string("harness bug: the ") + (r == &rec ? "DUT's" : "reference's") +
+                 " trace reached the checks without its facts (Trace::Analyze)";
+      return {e};
+    }
+  }
   for (const harness::CheckSpec& spec : specs) {
     CheckResult base;
     base.check = spec.name;

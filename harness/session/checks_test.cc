@@ -23,7 +23,10 @@ harness::Case OneCheck(const std::string& name, nlohmann::json params = nlohmann
   return c;
 }
 
-harness::CheckResult Judge(const harness::Case& c, const RunRecord& rec) {
+// Judges `rec` as a simulation would hand it over: its trace analyzed afresh (the tests edit frames).
+harness::CheckResult Judge(const harness::Case& c, RunRecord rec) {
+  rec.trace.facts.clear();
+  rec.trace.Analyze();
   auto r = RunChecks(c, rec);
   std::erase_if(r, [](const harness::CheckResult& x) { return x.check == "clause-monitor"; });  // judged in its own tests
   EXPECT_EQ(r.size(), 1u);
@@ -84,6 +87,7 @@ RunRecord Arrivals(std::vector<int64_t> rx, std::vector<int64_t> completions) {
     r.wr_id = wr++;
     rec.trace.control.push_back(r);
   }
+  rec.trace.Analyze();
   return rec;
 }
 
@@ -136,6 +140,13 @@ TEST(CheckRegistry, AScriptedCaseIsJudgedByItsStepsAndTheReferenceAndAnEndToEndO
   // No steps: nothing to judge per step; the reference run is missing here (an ERROR, never a pass).
   EXPECT_EQ(names, (std::vector<std::string>{"reference-match", "clause-monitor"}));
   EXPECT_EQ(RunChecks(scripted, rec)[0].verdict, harness::Verdict::kError);
+  // A trace without its facts is a harness bug, named as one.
+  RunRecord raw = Arrivals({100}, {});
+  raw.trace.facts.clear();
+  const auto unanalyzed = RunChecks(e2e, raw);
+  ASSERT_EQ(unanalyzed.size(), 1u);
+  EXPECT_EQ(unanalyzed[0].verdict, harness::Verdict::kError);
+  EXPECT_NE(unanalyzed[0].reason.find("Trace::Analyze"), std::string::npos) << unanalyzed[0].reason;
   // A check a case names with parameters a loader would reject is an ERROR at run time too.
   harness::CheckSpec bad;
   bad.name = "counter";

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iomanip>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "mroce/dut/reference_dut.h"
@@ -16,11 +17,77 @@
 namespace mroce::session {
 namespace {
 
+// The shortest retransmission timeout a conformant DUT may use (MROCE-RTO-004, table 15.1).
+constexpr int64_t kSpecMinRtoNs = 50'000;
+
+// What one live run of a scripted case shows besides its verdict.
+struct AttemptSigns {
+  // The DUT sent nothing at all in the window of a step that failed, which a starved DUT (or path)
+  // would do too.
+  bool silent = false;
+  // A frame of the DUT's own timers (a retransmission or a PROBE) that no step of the script
+  // expected: the DUT's timers fired where the script's did not. 0: none; else its pcap frame number.
+  uint64_t timer_frame = 0;
+  // A retransmission: how long after the DUT's previous transmission of the same packet it came on
+  // the harness's clock; -1 for a PROBE or when no earlier transmission is in the trace.
+  int64_t timer_gap_ns = -1;
+  bool timer_probe = false;
+  int64_t rtt_ns = 0;  // the live RTT the expect windows used
+};
+
+// Whether starvation explains the timer frame of a live run that failed: the host left the DUT
+// unserved for `stall`, so an ACK due one RTT after a transmission reached it up to `stall` late.
+// A conformant DUT's retransmission timer is at least kSpecMinRtoNs, so it fires spuriously only if
+// rtt + stall exceeds that; and the harness stamps each frame up to `stall` late, so a
+// retransmission that came `gap` after the previous transmission had a timer of at least gap - stall,
+// which the stall outlasted only if gap < rtt + 2 stall.
+bool StarvationExplainsTimerFrame(const AttemptSigns& s, int64_t stall) {
+  if (s.timer_frame == 0 || s.rtt_ns + stall < kSpecMinRtoNs) return false;
+  return s.timer_gap_ns < 0 || s.timer_gap_ns < s.rtt_ns + 2 * stall;
+}
+
+// The first DUT frame of a failed live run that its own timers sent and no step matched.
+void FindTimerFrame(const harness::Case& c, const RunRecord& rec, AttemptSigns& signs) {
+  // Expected: a frame a step matched, or one an absent step found (that step judged it itself); a
+  // failed expect step's closest candidate is not.
+  std::set<long> matched;
+  int64_t failed_at = -1;
+  for (size_t i = 0; i < rec.steps.size(); ++i) {
+    const ScriptStepOutcome& o = rec.steps[i];
+    const auto* e = i < c.script.size() ? std::get_if<harness::ExpectStep>(&c.script[i]) : nullptr;
+    if (o.matched_frame >= 0 && (o.state == ScriptStepOutcome::State::kPassed || (e != nullptr && e->absent))) {
+      matched.insert(o.matched_frame);
+    }
+    if (o.state == ScriptStepOutcome::State::kFailed && failed_at < 0) failed_at = o.time_ns;  // a failed expect: its window's end
+  }
+  if (failed_at < 0) return;
+  const Trace& t = rec.trace;
+  for (size_t i = 0; i < t.frames.size() && i < t.facts.size(); ++i) {
+    const FrameRecord& f = t.frames[i];
+    const FrameFacts& x = t.facts[i];
+    if (f.time_ns > failed_at) break;
+    if (f.event != FrameRecord::Event::kTx || !f.from_dut() || !x.meta || matched.count(static_cast<long>(i)) != 0) continue;
+    const bool probe = x.opcode == static_cast<uint8_t>(wire::Opcode::kProbe);
+    if (!probe && !(x.data && x.rtx)) continue;
+    signs.timer_frame = f.frame_no != 0 ? f.frame_no : i + 1;
+    signs.timer_gap_ns = -1;
+    signs.timer_probe = probe;
+    for (size_t j = i; !probe && j-- > 0;) {
+      const FrameFacts& y = t.facts[j];
+      const bool same = x.segment ? y.segment && y.SegmentKey() == x.SegmentKey()
+                                  : y.data && y.conn == x.conn && y.path == x.path && y.psn == x.psn;
+      if (t.frames[j].event == FrameRecord::Event::kTx && t.frames[j].from_dut() && same) {
+        signs.timer_gap_ns = f.time_ns - t.frames[j].time_ns;
+        break;
+      }
+    }
+    return;
+  }
+}
+
 // Judges one run of the case into `t` (verdict, checks, evidence, series); returns the DUT's
-// longest stall.
-// `silent`: a live DUT sent nothing at all in the window of a step that failed, which a starved DUT
-// (or path) would do too.
-int64_t RunAttempt(const harness::Case& c, const SessionOptions& base, bool live, harness::TestResult& t, bool* silent) {
+// longest stall; `signs` says what else a live run showed.
+int64_t RunAttempt(const harness::Case& c, const SessionOptions& base, bool live, harness::TestResult& t, AttemptSigns* signs) {
   const bool scripted = c.style == harness::Style::kScripted;
   // A scripted case on a live DUT: the live path's own round trip, measured now (this attempt's
   // load), widens the expect windows (calibrate.h).
@@ -41,9 +108,12 @@ int64_t RunAttempt(const harness::Case& c, const SessionOptions& base, bool live
     calibration = row;
   }
   RunRecord rec = Simulate(c, options);
-  *silent = live && std::any_of(rec.steps.begin(), rec.steps.end(), [](const ScriptStepOutcome& o) {
+  *signs = AttemptSigns{};
+  signs->rtt_ns = rec.rtt_ns + std::max<int64_t>(0, options.live_rtt_extra_ns);
+  signs->silent = live && std::any_of(rec.steps.begin(), rec.steps.end(), [](const ScriptStepOutcome& o) {
     return o.state == ScriptStepOutcome::State::kFailed && o.nothing_came;
   });
+  if (live && scripted) FindTimerFrame(c, rec, *signs);
   t.stall_ms = static_cast<double>(rec.stall_ns) / 1e6;
   if (!rec.pcap.empty()) {
     t.evidence.push_back(rec.pcap);
@@ -156,8 +226,8 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
   for (int attempt = 1;; ++attempt) {
     harness::TestResult a = t;
     const int64_t began = MonotonicNs();
-    bool silent = false;
-    int64_t stall = RunAttempt(c, options, live, a, &silent);
+    AttemptSigns signs;
+    int64_t stall = RunAttempt(c, options, live, a, &signs);
     const int64_t ended = MonotonicNs();
     if (live) {  // the simulated clock never stalls, whatever other processes do
       for (const std::string& log : options.stall_logs) stall = std::max(stall, LongestLoggedStall(log, began, ended));
@@ -169,7 +239,28 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
     // A live DUT that sent nothing at all where a frame was due, with no stall measured: a
     // starvation the stall detector did not see looks the same, so the case is run again; a DUT
     // that never answers fails every run.
-    if (judged && silent && a.verdict == harness::Verdict::kFail && attempt < attempts) continue;
+    if (judged && signs.silent && a.verdict == harness::Verdict::kFail && attempt < attempts) continue;
+    // A run that failed after the DUT's own timers fired where the script's did not, while a stall
+    // long enough to have fired them spuriously was measured: a conformant DUT on a starved host
+    // does that (a spurious RTO may legally change what it sends next), so the run judges nothing.
+    // It is run again; if every run shows it, the case is inconclusive, naming the frame.
+    const bool timers_starved = judged && a.verdict == harness::Verdict::kFail && StarvationExplainsTimerFrame(signs, stall);
+    if (timers_starved) {
+      if (attempt < attempts) continue;
+      std::ostringstream why;
+      why << std::fixed << std::setprecision(3) << "in each of " << attempts
+          << " run(s) the DUT's own timers fired where the script's did not (frame " << signs.timer_frame
+          << " of the last run: "
+          << (signs.timer_probe ? std::string("a PROBE")
+              : signs.timer_gap_ns < 0 ? std::string("a retransmission")
+                                        : "a retransmission " + std::to_string(signs.timer_gap_ns / 1000) + " us after the previous transmission")
+          << ") while the DUT went unserved for " << stall / 1e6
+          << " ms: longer than the shortest legal RTO (50 us, MROCE-RTO-004) less the RTT, so a starved host explains it; the last run said "
+          << harness::ToString(a.verdict) << " (" << a.reason << ")";
+      a.verdict = harness::Verdict::kInconclusive;
+      a.reason = why.str();
+      return finish(std::move(a));
+    }
     if (!judged && attempt < attempts) continue;
     if (judged) return finish(std::move(a));
     std::ostringstream why;

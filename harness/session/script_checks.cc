@@ -58,8 +58,7 @@ constexpr int64_t kShortestFixedTimerNs = 1'000'000;
 // connection, (ch.dst_conn_id, meh.stream_id, meh.msn, meh.msg_offset), before it
 // (`relative frame.sent_before`, docs/spec/19). False for a frame without a MetaRoCE data header.
 bool SentBefore(const RunRecord& r, size_t index) {
-  Trace& t = const_cast<Trace&>(r.trace);  // facts are a cache of the frames; filling it changes no fact
-  t.Analyze();
+  const Trace& t = r.trace;  // analyzed: RunChecks makes sure
   const FrameFacts& mine = t.facts[index];
   if (!mine.segment) return false;
   for (size_t i = 0; i < index; ++i) {

@@ -764,6 +764,7 @@ RunRecord ScriptRunner::Run() {
       rec_.dut_failure = bed_->Device(kDutHost).Failure();
       rec_.stall_ns = bed_->Device(kDutHost).LongestStall();
     }
+    rec_.trace.Analyze();  // the record's trace comes with its facts (run_record.h)
     return std::move(rec_);
   };
   const int64_t wall_setup = sim::MonotonicWallNs();

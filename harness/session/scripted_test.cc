@@ -453,8 +453,10 @@ TEST(ScriptedTest, ScapyInjection) {
 // reports itself live unless `claims_simulated_time`.
 class LaggingDut final : public dut::Dut {
  public:
-  LaggingDut(std::unique_ptr<dut::Dut> inner, int64_t lag_ns, bool claims_simulated_time = false)
-      : inner_(std::move(inner)), lag_ns_(lag_ns), sim_(claims_simulated_time), sink_(this) {}
+  LaggingDut(std::unique_ptr<dut::Dut> inner, int64_t lag_ns, bool claims_simulated_time = false, int64_t stall_ns = 0)
+      : inner_(std::move(inner)), lag_ns_(lag_ns), sim_(claims_simulated_time), stall_ns_(stall_ns), sink_(this) {}
+  // What a live DUT's host would report having starved it for (Dut::LongestStall).
+  dut::TimeNs LongestStall() const override { return stall_ns_; }
   std::string Identity() const override { return "lagging:" + inner_->Identity(); }
   dut::Capabilities Caps() const override {
     dut::Capabilities c = inner_->Caps();
@@ -516,19 +518,21 @@ class LaggingDut final : public dut::Dut {
   std::unique_ptr<dut::Dut> inner_;
   int64_t lag_ns_;
   bool sim_;
+  int64_t stall_ns_;
   Sink sink_;
   dut::FrameSink* out_ = nullptr;
   dut::TimeNs now_ = 0;
   std::deque<Held> held_;
 };
 
-SessionOptions Lagging(int64_t lag_ns, bool claims_simulated_time = false, const std::string& inner = "reference") {
+SessionOptions Lagging(int64_t lag_ns, bool claims_simulated_time = false, const std::string& inner = "reference",
+                       int64_t stall_ns = 0) {
   SessionOptions o = Options(inner);
   o.live_wall_bound = false;  // it runs on the simulated clock: the wall clock says nothing about it
   o.make_dut = [=]() -> dut::Result<std::unique_ptr<dut::Dut>> {
     auto d = dut::MakeDut(dut::DutSpec::Parse(inner).value());
     if (!d.ok()) return d.error();
-    return std::unique_ptr<dut::Dut>(std::make_unique<LaggingDut>(std::move(d).value(), lag_ns, claims_simulated_time));
+    return std::unique_ptr<dut::Dut>(std::make_unique<LaggingDut>(std::move(d).value(), lag_ns, claims_simulated_time, stall_ns));
   };
   return o;
 }
@@ -669,6 +673,49 @@ TEST(LiveScripted, AFailureReachedAsLateAsTheSpecsFixedTimersIsNotJudged) {
   EXPECT_NE(e->reason.find("ack.epsn expected 5"), std::string::npos) << e->reason;
   // The same script on the simulated clock fails.
   const harness::TestResult sim = RunCase(c, Lagging(600'000, /*claims_simulated_time=*/true));
+  EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+}
+
+TEST(LiveScripted, AFailureAfterTheDutsOwnTimerFiredIsJudgedOnlyIfNoStallExplainsTheTimer) {
+  // The DUT sends PSN 0 and nothing acknowledges it: its RTO (1 ms at first, MROCE-RTO-003) re-sends
+  // it; the script then wants a PSN 5 that never comes. Live, the re-sent PSN 0 is a frame of the
+  // DUT's own timers that no step expected; a host that starved the DUT long enough could have fired
+  // that timer spuriously, and a spurious RTO may legally change what a DUT sends next.
+  const std::string yaml =
+      "id: test.live.timer-fired\n"
+      "title: t\n"
+      "clauses: [{id: MROCE-LOSS-007, level: MUST}]\n"
+      "requires: [write]\n"
+      "topology: {mtu: 256}\n"
+      "style: scripted\n"
+      "script:\n"
+      "  - dut: {at: 0, op: open}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x20, cmh.src_conn_id: $dut_conn, cmh.nonce: $nonce}}\n"
+      "  - inject: {at: 0, frame: {ch.opcode: 0x21, ch.dst_conn_id: $dut_conn, cmh.src_conn_id: $peer_conn, cmh.nonce: $nonce,"
+      " cmh.ver_min: 1, cmh.ver_max: 1, cmh.num_paths: 1, cmh.mtu: 256, cmh.max_streams: 16, cmh.num_planes: 1, cmh.max_rate: 0}}\n"
+      "  - dut: {at: 0, op: write, size: 256}\n"
+      "  - expect: {within: 1rtt, match: {ch.opcode: 0x01, ch.psn: 0, ch.flags.rtx: 0}}\n"
+      "  - expect: {within: 1rtt, match: {ch.opcode: 0x01, ch.psn: 5}}\n";
+  auto c = harness::LoadCaseString(yaml, "timer-fired.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  // No stall: the FAIL stands at once.
+  const harness::TestResult quiet = RunCase(c.value, Lagging(10'000));
+  EXPECT_EQ(quiet.verdict, harness::Verdict::kFail) << Explain(quiet);
+  EXPECT_EQ(quiet.attempts, 1);
+  // A 100 us stall cannot have fired a timer that came about 1 ms after the transmission it repeats
+  // (the harness stamps frames at most 100 us late): the FAIL stands.
+  const harness::TestResult short_stall = RunCase(c.value, Lagging(10'000, false, "reference", 100'000));
+  EXPECT_EQ(short_stall.verdict, harness::Verdict::kFail) << Explain(short_stall);
+  EXPECT_EQ(short_stall.attempts, 1);
+  // A 600 us stall can: every run is rerun, then the case is inconclusive, naming the frame.
+  const harness::TestResult starved = RunCase(c.value, Lagging(10'000, false, "reference", 600'000));
+  EXPECT_EQ(starved.verdict, harness::Verdict::kInconclusive) << Explain(starved);
+  EXPECT_EQ(starved.attempts, 3);
+  EXPECT_NE(starved.reason.find("the DUT's own timers fired where the script's did not"), std::string::npos) << starved.reason;
+  EXPECT_NE(starved.reason.find("a retransmission"), std::string::npos) << starved.reason;
+  EXPECT_NE(starved.reason.find("MROCE-RTO-004"), std::string::npos) << starved.reason;
+  // On the simulated clock nothing starves: the same DUT fails.
+  const harness::TestResult sim = RunCase(c.value, Lagging(10'000, true, "reference", 600'000));
   EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
 }
 

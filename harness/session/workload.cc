@@ -413,6 +413,7 @@ RunRecord WorkloadRunner::Run() {
       rec_.dut_failure = bed_->Device(kDutHost).Failure();
       rec_.stall_ns = bed_->Device(kDutHost).LongestStall();
     }
+    rec_.trace.Analyze();  // the record's trace comes with its facts (run_record.h)
     return std::move(rec_);
   };
   if (!Setup()) return done();

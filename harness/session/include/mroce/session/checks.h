@@ -67,6 +67,7 @@ struct CheckInfo {
 
 // Runs every check that applies to the case: the implicit checks of its style, then the checks it
 // names (end-to-end: completions, completion-order and data-intact when it names none).
+// Both records' traces must be analyzed (RunRecord::trace); one that is not gives one ERROR result.
 [[nodiscard]] std::vector<harness::CheckResult> RunChecks(const harness::Case& c, const RunRecord& rec,
                                                           const RunRecord* reference = nullptr,
                                                           const harness::Catalog* catalog = nullptr);

@@ -73,7 +73,7 @@ struct ScriptStepOutcome {
 };
 
 struct RunRecord {
-  Trace trace;
+  Trace trace;  // Analyzed (facts filled) when a simulation returns it; a record built otherwise calls Analyze().
   // End-to-end cases: the workload's plan and the memory read back.
   std::vector<PlannedConnection> conns;
   std::vector<PlannedMessage> messages;
