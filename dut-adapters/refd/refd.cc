@@ -372,6 +372,11 @@ int Refd::Run(int in_fd, int out_fd) {
   std::vector<char> buf(1 << 16);
   bool in_open = true;
   int64_t work_wall = MonotonicNs(), work_cpu = ThreadCpuNs();  // since the last wait returned
+  // Whether the endpoint has a timer running: only then can the host keeping this process off the
+  // CPU change what it sends (a late timer, a late ACK); before that (setting up buffers and the
+  // connection request) a slow step stalls nothing, so it is not reported.
+  auto armed = [this] { return dut_ && dut_->NextDeadline() != dut::kNever; };
+  bool armed_work = false;
   while (!quit_ && in_open) {
     if (dut_) {
       if (dut_->NextDeadline() <= Now()) {
@@ -395,13 +400,15 @@ int Refd::Run(int in_fd, int out_fd) {
     for (const auto& u : udp_) fds.push_back({u->fd(), POLLIN, 0});
     const timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
     const int64_t wait_start = MonotonicNs();
-    NoteWork(wait_start - work_wall, ThreadCpuNs() - work_cpu);
+    const bool armed_wait = armed();
+    if (armed_work || armed_wait) NoteWork(wait_start - work_wall, ThreadCpuNs() - work_cpu);
     const int n = ::ppoll(fds.data(), fds.size(), &ts, nullptr);
     work_wall = MonotonicNs();
     work_cpu = ThreadCpuNs();
+    armed_work = armed();
     // A wait that outlasted its timeout returned late, whatever ended it (the timer, or input that
     // arrived while the daemon could not run: a stopped or starved process resumes into either).
-    NoteWaitReturned(work_wall - wait_start, wait_ns);
+    if (armed_wait) NoteWaitReturned(work_wall - wait_start, wait_ns);
     if (n < 0 && errno != EINTR) {
       std::fprintf(stderr, "mroce-refd: ppoll: %s\n", std::strerror(errno));
       return 3;
