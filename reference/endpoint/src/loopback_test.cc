@@ -260,10 +260,7 @@ TEST(Endpoint, VersionNegotiationRejects) {
   Loop::Port sink(&loop, 1);
   Endpoint b(bcfg, &sink);
   std::vector<uint8_t> captured;
-  struct Capture : FrameSink {
-    std::vector<std::vector<uint8_t>> frames;
-    void Send(std::span<const uint8_t> f, uint8_t) override { frames.emplace_back(f.begin(), f.end()); }
-  } a_out, b_out;
+  CaptureSink a_out, b_out;
   EndpointConfig acfg = cfg;
   acfg.ip = {10, 0, 0, 1};
   Endpoint a(acfg, &a_out);
@@ -285,10 +282,7 @@ TEST(Endpoint, VersionNegotiationRejects) {
 }
 
 TEST(Endpoint, BadCrcUnknownOpcodeBadVersionSpoofedAreCountedNotPlaced) {
-  struct Capture : FrameSink {
-    std::vector<std::vector<uint8_t>> frames;
-    void Send(std::span<const uint8_t> f, uint8_t) override { frames.emplace_back(f.begin(), f.end()); }
-  } out;
+  CaptureSink out;
   EndpointConfig cfg = BaseConfig();
   cfg.ip = {10, 0, 0, 2};
   Endpoint b(cfg, &out);
@@ -330,10 +324,7 @@ TEST(Endpoint, BadCrcUnknownOpcodeBadVersionSpoofedAreCountedNotPlaced) {
 // answered with NACK INVALID_CONN naming it, at most once per 1 ms per source address; anything
 // else for an unknown connection is still only counted.
 TEST(Endpoint, NackInvalidConnVariantAnswersUnknownDataOncePerMillisecondPerSource) {
-  struct Capture : FrameSink {
-    std::vector<std::vector<uint8_t>> frames;
-    void Send(std::span<const uint8_t> f, uint8_t) override { frames.emplace_back(f.begin(), f.end()); }
-  } out;
+  CaptureSink out;
   EndpointConfig cfg = BaseConfig();
   cfg.ip = {10, 0, 0, 2};
   cfg.variants = *Variants::Parse("nack_invalid_conn");

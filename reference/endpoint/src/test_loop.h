@@ -34,6 +34,12 @@ struct Verdict {
 // (direction 0 = A->B, frame view, now) -> what the link does.
 using Rule = std::function<Verdict(int, const wire::FrameView&, TimeNs)>;
 
+// A sink that keeps every frame an endpoint sends, for tests that drive an endpoint by hand.
+struct CaptureSink : FrameSink {
+  std::vector<std::vector<uint8_t>> frames;
+  void Send(std::span<const uint8_t> f, uint8_t) override { frames.emplace_back(f.begin(), f.end()); }
+};
+
 class Loop {
  public:
   class Port : public FrameSink {
