@@ -19,7 +19,7 @@ enum R : size_t {
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
-  kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck,
+  kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
 };
 
@@ -76,6 +76,7 @@ const std::vector<MonitorRule>& Rules() {
       {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
       {"disconnect.retransmission", "MROCE-CONN-013", "a DISCONNECT sent again is 1 ms after the first and doubling (1 us granularity; live: not timed), at most 3 times"},
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
+      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 15; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered, CLOSED with the DISCONNECT's reason for each connection it closed on a DISCONNECT it answered in ESTABLISHED; no REJECTED and no ESTABLISHED beyond what the frames show (events due 1 us (G) after the frame that makes them due, if the trace runs that long; simulated clock only)", true},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
       {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
@@ -221,6 +222,7 @@ class Monitor {
     TelemetryNames();
     SendingRate();
     RnrHoldEnds();
+    ConnectReports();
     return std::move(out_);
   }
 
@@ -245,6 +247,7 @@ class Monitor {
   std::map<ConnKey, uint64_t> refused_accepts_;
   std::map<std::pair<ConnKey, uint32_t>, std::vector<TxEvent>> tx_events_;  // (key, generation) -> what it sent
   std::map<ReqKey, std::vector<long>> dut_disconnects_;   // (host, peer id, nonce) -> the DUT's DISCONNECTs
+  std::map<ReqKey, std::pair<long, uint32_t>> last_disconnect_rx_;  // (host, DUT's id, nonce) -> (frame, reason) of the first that arrived
   std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
   // Data that arrived for a connection id naming no open connection of the DUT's (unknown, or one
@@ -267,6 +270,20 @@ class Monitor {
   void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) { closing_at_.try_emplace(kg, t); }
   std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
   std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
+  // What the DUT must report to its application (connect.report): the frame that makes each report
+  // due, with the reason the report carries.
+  struct Due {
+    int64_t time = 0;
+    long frame = -1;
+    uint32_t reason = 0;
+  };
+  std::set<ReqKey> answered_requests_;  // the DUT's requests a CONNECT_ACK or CONNECT_REJ answered first
+  std::vector<Due> due_rejected_;       // a CONNECT_REJ (its reason), or a CONNECT_ACK the DUT refused (INVALID_PARAMS)
+  std::vector<Due> due_established_;    // a valid CONNECT_ACK answering the DUT's request
+  std::set<std::pair<int, uint32_t>> accepted_ids_;  // (host, id) of the DUT's CONNECT_ACKs
+  std::set<std::pair<int, uint32_t>> used_ids_;      // of those, ids a later packet named (responder ESTABLISHED)
+  std::map<ReqKey, long> dut_disconnected_;          // (host, DUT's id, nonce) -> the DUT's first DISCONNECT
+  std::map<std::pair<int, uint32_t>, Due> due_closed_;  // (host, DUT's id) -> the DISCONNECT it answered in ESTABLISHED
   using SegKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>;  // as segment_
   using MsgKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool>;
   std::map<SegKey, std::tuple<uint8_t, uint8_t, uint32_t>> rx_segment_;  // -> (path, epoch, psn) of its first arrival
@@ -1072,7 +1089,10 @@ class Monitor {
       dut_ids_.insert(c.src_conn_id);
       return;
     }
-    if (op == Opcode::kConnectAck) dut_ids_.insert(c.src_conn_id);
+    if (op == Opcode::kConnectAck) {
+      dut_ids_.insert(c.src_conn_id);
+      accepted_ids_.insert({r.dst_host, c.src_conn_id});
+    }
     if (op == Opcode::kConnectAck || op == Opcode::kConnectRej) {
       auto req = arrived_requests_.find({r.dst_host, m.ch.dst_conn_id, c.nonce});
       const R rule = op == Opcode::kConnectAck ? kConnectAccept : kNonce;
@@ -1147,6 +1167,15 @@ class Monitor {
     }
     Expect(kNonce, c.nonce == n->nonce, i, Name(op) + " without the connection's nonce", "cmh.nonce", n->nonce, c.nonce);
     Close({{r.dst_host, m.ch.dst_conn_id}, n->generation}, r.time_ns);
+    if (op == Opcode::kDisconnect) dut_disconnected_.try_emplace({r.dst_host, n->dut_id, c.nonce}, i);
+    if (op == Opcode::kDisconnectAck && c.nonce == n->nonce) {
+      // Row 15: a DISCONNECT answered while the DUT had sent none of its own (not DISC_SENT, not ERROR).
+      const auto got = last_disconnect_rx_.find({r.dst_host, n->dut_id, c.nonce});
+      if (got != last_disconnect_rx_.end() && !dut_disconnected_.count({r.dst_host, n->dut_id, c.nonce})) {
+        due_closed_.try_emplace({r.dst_host, n->dut_id}, Due{t_.frames[static_cast<size_t>(got->second.first)].time_ns,
+                                                               got->second.first, got->second.second});
+      }
+    }
     if (op == Opcode::kDisconnectAck) {
       Judged(kDisconnectAck);
       if (!arrived_disconnects_.count({r.dst_host, n->dut_id, c.nonce})) {
@@ -1189,11 +1218,14 @@ class Monitor {
       auto req = dut_requests_.find({r.src_host, m->ch.dst_conn_id, c.nonce});
       if (req == dut_requests_.end()) return;
       const wire::ConnMgmtHeader q = *MetaAt(req->second.front()).cmh();
+      const bool first_answer = answered_requests_.insert(req->first).second;
       if (c.num_paths < 1 || c.num_paths > q.num_paths || c.mtu > q.mtu || c.max_streams > q.max_streams ||
           c.num_planes > q.num_planes || c.ver_min < q.ver_min || c.ver_min > q.ver_max) {
         refused_accepts_.try_emplace({r.src_host, c.src_conn_id}, c.nonce);  // answered by DISCONNECT (MROCE-CONN-008)
+        if (first_answer) due_rejected_.push_back({r.time_ns, i, static_cast<uint32_t>(wire::ConnReason::kInvalidParams)});
         return;
       }
+      if (first_answer) due_established_.push_back({r.time_ns, i, 0});
       const ConnKey key{r.src_host, c.src_conn_id};
       if (const Negotiated* have = Conn(key); have != nullptr && have->nonce == c.nonce) return;  // the first one counts
       Register(key, FromCmh(c, m->ch.dst_conn_id, c.src_conn_id));
@@ -1201,12 +1233,25 @@ class Monitor {
       established_.insert({key, conns_.at(key).generation});
       return;
     }
+    if (op == Opcode::kConnectRej) {
+      // The first answer to one of the DUT's requests (same peer, nonce and requester id) counts.
+      const ReqKey key{r.src_host, m->ch.dst_conn_id, m->cmh()->nonce};
+      if (dut_requests_.count(key) && answered_requests_.insert(key).second) {
+        due_rejected_.push_back({r.time_ns, i, static_cast<uint32_t>(m->cmh()->reason)});
+      }
+      return;
+    }
     if (op == Opcode::kDisconnect || op == Opcode::kDisconnectAck) {
-      if (op == Opcode::kDisconnect) arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
+      if (op == Opcode::kDisconnect) {
+        arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
+        last_disconnect_rx_.try_emplace({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce},
+                                        std::make_pair(i, static_cast<uint32_t>(m->cmh()->reason)));
+      }
       auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
       if (k != by_dut_id_.end()) Close({k->second, conns_.at(k->second).generation}, r.time_ns);
       return;
     }
+    if (accepted_ids_.count({r.src_host, m->ch.dst_conn_id})) used_ids_.insert({r.src_host, m->ch.dst_conn_id});
     const bool data = wire::IsDataOpcode(op);
     if (data) arrived_data_.insert({r.src_host, m->ch.path_id, m->ch.path_epoch, m->ch.psn});
     auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
@@ -1539,6 +1584,69 @@ class Monitor {
     for (const auto& c : t_.control) end = std::max(end, c.time_ns);
     for (const auto& s : t_.telemetry) end = std::max(end, s.time_ns);
     return end;
+  }
+
+  // --- connection reports (connect.report) ---------------------------------------------------------
+  // Events carry no connection id of the wire, only the DUT's handle, so each kind is judged as a
+  // multiset of reasons: every report the frames made due (1 us or more before the trace ends) is
+  // there, and no REJECTED or ESTABLISHED is there that no frame explains.
+  void ConnectReports() {
+    if (live_) return;
+    const int64_t end = TraceEnd();
+    // The harness polls the DUT after every event of the simulation: a report is due one clock
+    // granularity after the frame that made it due.
+    constexpr int64_t kReportBy = kGranularityNs;
+    std::map<std::string, std::vector<std::pair<uint32_t, size_t>>> events;  // kind -> (reason, control index)
+    for (size_t j = 0; j < t_.control.size(); ++j) {
+      const ControlRecord& c = t_.control[j];
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kConnEvent) events[c.detail].push_back({c.bytes, j});
+    }
+    const std::string established(dut::ConnEventKindName(dut::ConnEventKind::kEstablished));
+    const std::string rejected(dut::ConnEventKindName(dut::ConnEventKind::kRejected));
+    const std::string closed(dut::ConnEventKindName(dut::ConnEventKind::kClosed));
+    // Every due report of `kind` with its reason is among the events (each event answers one).
+    auto all_reported = [&](const std::string& kind, const std::vector<Due>& due, const std::string& what) {
+      std::multiset<uint32_t> have;
+      for (const auto& [reason, j] : events[kind]) have.insert(reason);
+      for (const Due& d : due) {
+        if (d.time + kReportBy > end) continue;
+        Judged(kConnectReport);
+        auto it = have.find(d.reason);
+        if (it != have.end()) {
+          have.erase(it);
+          continue;
+        }
+        const size_t n = std::count_if(events[kind].begin(), events[kind].end(), [&](const auto& e) { return e.first == d.reason; });
+        Values(Violate(kConnectReport, d.frame, "the DUT reported no " + kind + " event with reason " + Str(d.reason) + " for " + what),
+               kind + " events with reason " + Str(d.reason), n + 1, n);
+      }
+    };
+    all_reported(rejected, due_rejected_, "this frame (a CONNECT_REJ answering its request, or a CONNECT_ACK it refused: "
+                                          "table 5.5 rows 8 and 9, MROCE-CONN-008)");
+    all_reported(established, due_established_, "this CONNECT_ACK answering its request (table 5.5 row 7)");
+    std::vector<Due> closes;
+    for (const auto& [key, d] : due_closed_) closes.push_back(d);
+    all_reported(closed, closes, "the connection this DISCONNECT closed (table 5.5 row 15)");
+    // Nothing beyond what the frames show.
+    auto at_most = [&](const std::string& kind, size_t most, const std::string& what) {
+      Judged(kConnectReport);
+      const auto& ev = events[kind];
+      if (ev.size() <= most) return;
+      MonitorViolation& v = Violate(kConnectReport, -1, "the DUT reported " + Str(ev.size()) + " " + kind + " events; the frames show " +
+                                                            Str(most) + " (" + what + ")");
+      v.control = static_cast<long>(ev[most].second);
+      Values(v, kind + " events", most, ev.size());
+    };
+    at_most(rejected, due_rejected_.size(), "CONNECT_REJs answering its requests and CONNECT_ACKs it refused");
+    at_most(established, due_established_.size() + used_ids_.size(),
+            "valid CONNECT_ACKs answering its requests, and connections it accepted on which a packet then arrived");
+    for (const auto& [reason, j] : events[established]) {
+      Judged(kConnectReport);
+      if (reason == 0) continue;
+      MonitorViolation& v = Violate(kConnectReport, -1, "an ESTABLISHED event with reason " + Str(reason) + " (a CONNECT_ACK's reason is 0)");
+      v.control = static_cast<long>(j);
+      Values(v, "reason", 0, reason);
+    }
   }
 
   // --- RNR holds end (MROCE-RNR-005's upper bound, simulated clock) ---------------------------------

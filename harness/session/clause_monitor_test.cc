@@ -424,6 +424,94 @@ TEST(ClauseMonitor, ReintroducedByTheTwentyFourthProbeAck) {
   EXPECT_EQ(RunClauseMonitor(Probing()).judged[rule], 0u);  // 3 in a row: the trigger never happened
 }
 
+// connect.report: the DUT's connection events against the frames. The reference reports what table
+// 5.5 says; an event left out, one too many or a wrong reason breaks the rule.
+TEST(ClauseMonitor, ConnectionEventsTellWhatTheFramesShow) {
+  auto run = [](const std::string& file) {
+    auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/connection/" + file);
+    EXPECT_TRUE(c.ok()) << c.ErrorText();
+    return Simulate(c.value, Options("reference", 1));
+  };
+  auto drop_event = [](RunRecord rec, dut::ConnEventKind kind) {
+    const std::string name(dut::ConnEventKindName(kind));
+    auto& ctl = rec.trace.control;
+    const auto it = std::find_if(ctl.begin(), ctl.end(), [&](const ControlRecord& c) {
+      return c.host == kDutHost && c.kind == ControlRecord::Kind::kConnEvent && c.detail == name;
+    });
+    EXPECT_NE(it, ctl.end()) << "no " << name << " event in the trace";
+    if (it != ctl.end()) ctl.erase(it);
+    return rec;
+  };
+  auto add_event = [](RunRecord rec, dut::ConnEventKind kind, uint32_t reason) {
+    ControlRecord e;
+    e.kind = ControlRecord::Kind::kConnEvent;
+    e.host = kDutHost;
+    e.time_ns = 1000;
+    e.conn = 77;
+    e.detail = std::string(dut::ConnEventKindName(kind));
+    e.bytes = reason;
+    rec.trace.control.insert(rec.trace.control.begin(), e);
+    return rec;
+  };
+  // A CONNECT_ACK with 0 paths: refused with DISCONNECT ERROR, reported REJECTED INVALID_PARAMS.
+  const RunRecord refused = run("requester.connect-ack-zero-paths.yaml");
+  const MonitorReport clean = RunClauseMonitor(refused);
+  EXPECT_TRUE(clean.violations.empty()) << Describe(refused, clean);
+  EXPECT_GT(clean.judged[Rule("connect.report")], 0u);
+  {
+    SCOPED_TRACE("drop_event(refused, dut::ConnEventKind::kRejected)");
+    ExpectFires(drop_event(refused, dut::ConnEventKind::kRejected), "connect.report");
+  }
+  {
+    SCOPED_TRACE("add_event(refused, dut::ConnEventKind::kRejected, 0x03)");
+    ExpectFires(add_event(refused, dut::ConnEventKind::kRejected, 0x03), "connect.report");
+  }  // one too many
+  {
+    SCOPED_TRACE("add_event(refused, dut::ConnEventKind::kEstablished, 0)");
+    ExpectFires(add_event(refused, dut::ConnEventKind::kEstablished, 0), "connect.report");
+  }  // no CONNECT_ACK it took
+  // A CONNECT_REJ NO_RESOURCES (after one with another nonce, dropped): REJECTED with that reason,
+  // not another, and only once.
+  const RunRecord rej = run("requester.connect-rej-ends-attempt.yaml");
+  const MonitorReport rej_clean = RunClauseMonitor(rej);
+  EXPECT_TRUE(rej_clean.violations.empty()) << Describe(rej, rej_clean);
+  RunRecord wrong_reason = rej;
+  bool edited = false;
+  for (ControlRecord& c : wrong_reason.trace.control) {
+    if (c.kind == ControlRecord::Kind::kConnEvent && c.detail == dut::ConnEventKindName(dut::ConnEventKind::kRejected)) {
+      c.bytes = 0x01;  // VERSION_UNSUPPORTED for the NO_RESOURCES that came
+      edited = true;
+    }
+  }
+  EXPECT_TRUE(edited) << "the DUT reported no REJECTED event";
+  {
+    SCOPED_TRACE("wrong_reason");
+    ExpectFires(wrong_reason, "connect.report");
+  }
+  {
+    SCOPED_TRACE("drop_event(rej, dut::ConnEventKind::kRejected)");
+    ExpectFires(drop_event(rej, dut::ConnEventKind::kRejected), "connect.report");
+  }
+  EXPECT_GT(rej_clean.judged[Rule("connect.report")], 0u);
+  // A peer's DISCONNECT answered in ESTABLISHED: CLOSED with its reason.
+  const RunRecord closed = run("teardown.quarantine-repeats-disconnect-ack.yaml");
+  const MonitorReport closed_clean = RunClauseMonitor(closed);
+  EXPECT_TRUE(closed_clean.violations.empty()) << Describe(closed, closed_clean);
+  {
+    SCOPED_TRACE("drop_event(closed, dut::ConnEventKind::kClosed)");
+    ExpectFires(drop_event(closed, dut::ConnEventKind::kClosed), "connect.report");
+  }
+  // ESTABLISHED carries reason 0.
+  RunRecord est = closed;
+  for (ControlRecord& c : est.trace.control) {
+    if (c.kind == ControlRecord::Kind::kConnEvent && c.detail == dut::ConnEventKindName(dut::ConnEventKind::kEstablished)) c.bytes = 1;
+  }
+  {
+    SCOPED_TRACE("est");
+    ExpectFires(est, "connect.report");
+  }
+}
+
 // loss.sender.rnr-hold: the SEND is refused with RNR info 50 us; the reference retransmits it within
 // [50, 201] us of the NACK's arrival. Earlier, later or never breaks MROCE-RNR-005.
 TEST(ClauseMonitor, RnrHoldHasALowerAndAnUpperBound) {
