@@ -76,7 +76,7 @@ const std::vector<MonitorRule>& Rules() {
       {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
       {"disconnect.retransmission", "MROCE-CONN-013", "a DISCONNECT sent again is 1 ms after the first and doubling (1 us granularity; live: not timed), at most 3 times"},
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
-      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 15; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered, CLOSED with the DISCONNECT's reason for each connection it closed on a DISCONNECT it answered in ESTABLISHED; no REJECTED and no ESTABLISHED beyond what the frames show (events due 1 us (G) after the frame that makes them due, if the trace runs that long; simulated clock only)", true},
+      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 11, 15, 17, 21; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered and each connection it accepted once a packet other than connection management named it, CLOSED for each connection closed by a DISCONNECT it answered in ESTABLISHED (that reason), by the DISCONNECT_ACK of its own DISCONNECT or, in ERROR, by a DISCONNECT (either side's reason); no REJECTED and no ESTABLISHED beyond what the frames show (due by the harness's poll after the frame that makes them due; simulated clock only)", true},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
       {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
@@ -276,14 +276,17 @@ class Monitor {
     int64_t time = 0;
     long frame = -1;
     uint32_t reason = 0;
+    uint32_t alt = 0xFFFFFFFFu;  // another reason the report may carry (both sides sent a DISCONNECT)
   };
   std::set<ReqKey> answered_requests_;  // the DUT's requests a CONNECT_ACK or CONNECT_REJ answered first
   std::vector<Due> due_rejected_;       // a CONNECT_REJ (its reason), or a CONNECT_ACK the DUT refused (INVALID_PARAMS)
   std::vector<Due> due_established_;    // a valid CONNECT_ACK answering the DUT's request
   std::set<std::pair<int, uint32_t>> accepted_ids_;  // (host, id) of the DUT's CONNECT_ACKs
-  std::set<std::pair<int, uint32_t>> used_ids_;      // of those, ids a later packet named (responder ESTABLISHED)
+  std::map<std::pair<int, uint32_t>, Due> used_ids_;  // of those, ids a later packet named: its first (responder ESTABLISHED)
   std::map<ReqKey, long> dut_disconnected_;          // (host, DUT's id, nonce) -> the DUT's first DISCONNECT
-  std::map<std::pair<int, uint32_t>, Due> due_closed_;  // (host, DUT's id) -> the DISCONNECT it answered in ESTABLISHED
+  // (host, DUT's id) -> what closed it: a DISCONNECT it answered in ESTABLISHED (row 15), or, after
+  // its own DISCONNECT, the DISCONNECT_ACK that arrived (rows 17, 21) or in ERROR a DISCONNECT (row 21).
+  std::map<std::pair<int, uint32_t>, Due> due_closed_;
   using SegKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool, uint32_t>;  // as segment_
   using MsgKey = std::tuple<ConnKey, uint32_t, uint16_t, uint32_t, bool>;
   std::map<SegKey, std::tuple<uint8_t, uint8_t, uint32_t>> rx_segment_;  // -> (path, epoch, psn) of its first arrival
@@ -1247,11 +1250,19 @@ class Monitor {
         last_disconnect_rx_.try_emplace({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce},
                                         std::make_pair(i, static_cast<uint32_t>(m->cmh()->reason)));
       }
+      // After the DUT's own DISCONNECT: its DISCONNECT_ACK closes the connection (rows 17, 21), and
+      // so does a DISCONNECT in ERROR (row 21; in DISC_SENT, row 18, it does not).
+      if (const auto own = dut_disconnected_.find({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce}); own != dut_disconnected_.end()) {
+        const uint32_t own_reason = static_cast<uint32_t>(MetaAt(own->second).cmh()->reason);
+        if (op == Opcode::kDisconnectAck || own_reason == static_cast<uint32_t>(wire::ConnReason::kError)) {
+          due_closed_.try_emplace({r.src_host, m->ch.dst_conn_id}, Due{r.time_ns, i, static_cast<uint32_t>(m->cmh()->reason), own_reason});
+        }
+      }
       auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
       if (k != by_dut_id_.end()) Close({k->second, conns_.at(k->second).generation}, r.time_ns);
       return;
     }
-    if (accepted_ids_.count({r.src_host, m->ch.dst_conn_id})) used_ids_.insert({r.src_host, m->ch.dst_conn_id});
+    if (accepted_ids_.count({r.src_host, m->ch.dst_conn_id})) used_ids_.try_emplace({r.src_host, m->ch.dst_conn_id}, Due{r.time_ns, i, 0});
     const bool data = wire::IsDataOpcode(op);
     if (data) arrived_data_.insert({r.src_host, m->ch.path_id, m->ch.path_epoch, m->ch.psn});
     auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
@@ -1588,14 +1599,14 @@ class Monitor {
 
   // --- connection reports (connect.report) ---------------------------------------------------------
   // Events carry no connection id of the wire, only the DUT's handle, so each kind is judged as a
-  // multiset of reasons: every report the frames made due (1 us or more before the trace ends) is
+  // multiset of reasons: every report a frame of the trace made due is
   // there, and no REJECTED or ESTABLISHED is there that no frame explains.
   void ConnectReports() {
     if (live_) return;
     const int64_t end = TraceEnd();
-    // The harness polls the DUT after every event of the simulation: a report is due one clock
-    // granularity after the frame that made it due.
-    constexpr int64_t kReportBy = kGranularityNs;
+    // The harness polls the DUT after every event of the simulation, so a report is due by the
+    // poll after the frame that made it due: any frame of the trace (adapter guide, "Connection
+    // events").
     std::map<std::string, std::vector<std::pair<uint32_t, size_t>>> events;  // kind -> (reason, control index)
     for (size_t j = 0; j < t_.control.size(); ++j) {
       const ControlRecord& c = t_.control[j];
@@ -1609,9 +1620,10 @@ class Monitor {
       std::multiset<uint32_t> have;
       for (const auto& [reason, j] : events[kind]) have.insert(reason);
       for (const Due& d : due) {
-        if (d.time + kReportBy > end) continue;
+        if (d.time > end) continue;
         Judged(kConnectReport);
         auto it = have.find(d.reason);
+        if (it == have.end()) it = have.find(d.alt);
         if (it != have.end()) {
           have.erase(it);
           continue;
@@ -1623,10 +1635,13 @@ class Monitor {
     };
     all_reported(rejected, due_rejected_, "this frame (a CONNECT_REJ answering its request, or a CONNECT_ACK it refused: "
                                           "table 5.5 rows 8 and 9, MROCE-CONN-008)");
-    all_reported(established, due_established_, "this CONNECT_ACK answering its request (table 5.5 row 7)");
+    std::vector<Due> establishments = due_established_;
+    for (const auto& [key, d] : used_ids_) establishments.push_back(d);
+    all_reported(established, establishments,
+                 "this CONNECT_ACK answering its request, or this first packet naming a connection it accepted (table 5.5 rows 7, 11)");
     std::vector<Due> closes;
     for (const auto& [key, d] : due_closed_) closes.push_back(d);
-    all_reported(closed, closes, "the connection this DISCONNECT closed (table 5.5 row 15)");
+    all_reported(closed, closes, "the connection this frame closed (table 5.5 rows 15, 17, 21)");
     // Nothing beyond what the frames show.
     auto at_most = [&](const std::string& kind, size_t most, const std::string& what) {
       Judged(kConnectReport);

@@ -501,6 +501,14 @@ TEST(ClauseMonitor, ConnectionEventsTellWhatTheFramesShow) {
     SCOPED_TRACE("drop_event(closed, dut::ConnEventKind::kClosed)");
     ExpectFires(drop_event(closed, dut::ConnEventKind::kClosed), "connect.report");
   }
+  // A responder reports ESTABLISHED once a packet names the connection it accepted (row 11).
+  const RunRecord accepted = run("responder.data-after-accept.yaml");
+  const MonitorReport accepted_clean = RunClauseMonitor(accepted);
+  EXPECT_TRUE(accepted_clean.violations.empty()) << Describe(accepted, accepted_clean);
+  {
+    SCOPED_TRACE("responder without ESTABLISHED");
+    ExpectFires(drop_event(accepted, dut::ConnEventKind::kEstablished), "connect.report");
+  }
   // ESTABLISHED carries reason 0.
   RunRecord est = closed;
   for (ControlRecord& c : est.trace.control) {
