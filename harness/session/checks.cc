@@ -840,6 +840,44 @@ CheckResult CompletionLatency(const Ctx& x) {
   return Mismatch(x, Verdict::kFail, why.str(), "completion latency ns", static_cast<uint64_t>(max_ns), static_cast<uint64_t>(worst));
 }
 
+// --- completion -----------------------------------------------------------------------------------
+// The DUT's completions of one kind (op, stream, status, bytes as given): exactly `count` of them, or
+// at least one. What the spec fixes about a work request's end that frames cannot show: its status
+// (table 13.1, e.g. MROCE-ERR-007's REM_ACCESS_ERR), stream (MROCE-CMPL-009) and byte count.
+CheckResult CompletionOf(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const std::string op = x.params.value("op", std::string("any"));
+  const std::string status = x.params.value("status", std::string("success"));
+  const std::optional<int64_t> stream = x.params.contains("stream") ? std::optional<int64_t>(x.params["stream"].get<int64_t>()) : std::nullopt;
+  const std::optional<int64_t> bytes = x.params.contains("bytes") ? std::optional<int64_t>(x.params["bytes"].get<int64_t>()) : std::nullopt;
+  const std::optional<int64_t> count = x.params.contains("count") ? std::optional<int64_t>(x.params["count"].get<int64_t>()) : std::nullopt;
+  std::ostringstream want;
+  want << (op == "any" ? std::string("completion") : op + " completion");
+  if (stream) want << " on stream " << *stream;
+  want << " with status " << status;
+  if (bytes) want << " and " << *bytes << " bytes";
+  uint64_t n = 0;
+  std::ostringstream seen;
+  size_t listed = 0;
+  for (const ControlRecord& c : x.trace.control) {
+    if (c.kind != ControlRecord::Kind::kCompletion || c.host != kDutHost) continue;
+    const bool match = (op == "any" || dut::OpKindName(c.op) == op) && (!stream || c.stream == *stream) &&
+                       dut::OpStatusName(c.status) == status && (!bytes || c.bytes == *bytes);
+    if (match) ++n;
+    if (listed++ < 12) {
+      seen << (listed > 1 ? "; " : "") << "wr_id " << (c.wr_id & 0xFFFFFFFFull) << ": " << dut::OpKindName(c.op) << " stream "
+           << c.stream << " " << dut::OpStatusName(c.status) << " " << c.bytes << " bytes";
+    }
+  }
+  const bool ok = count ? n == static_cast<uint64_t>(*count) : n >= 1;
+  if (ok) return Pass(x);
+  const std::string all = listed == 0 ? std::string("the DUT reported no completion") : "the DUT's completions: " + seen.str() + (listed > 12 ? "; ..." : "");
+  return Mismatch(x, Verdict::kFail,
+                  (count ? "expected exactly " + std::to_string(*count) : std::string("expected at least one")) + " " + want.str() +
+                      ", got " + std::to_string(n) + " (" + all + ")",
+                  want.str(), count ? static_cast<uint64_t>(*count) : 1, n);
+}
+
 // --- state-released -------------------------------------------------------------------------------
 // MROCE-LIM-007: 1 ms after the workload, state_bytes is back to its value before the workload.
 CheckResult StateReleased(const Ctx& x) {
@@ -1016,6 +1054,15 @@ std::vector<CheckInfo> Registry() {
        e2e, false, One<HintShare>},
       {"completion-latency", "every successful DUT completion follows the frame that allowed it within max_ns",
        {{"max_ns", kInt, 0, kInf, false, "nanoseconds (default 1000)"}}, e2e, false, One<CompletionLatency>},
+      {"completion", "the DUT reported exactly `count` completions (default: at least one) of the given op, stream, status and bytes",
+       {{"op", ParamSpec::Type::kString, 0, 0, false, "the work request's kind (default any)", {"any", "send", "write", "read", "recv", "recv_write_imm"}},
+        {"stream", kInt, 0, 65535, false, "its stream (default any)"},
+        {"status", ParamSpec::Type::kString, 0, 0, false, "its status (default success)",
+         {"success", "retry_exceeded", "rnr_retry_exceeded", "remote_access", "local_length", "remote_invalid", "remote_op_error",
+          "flushed", "remote_abort", "resource", "connect_timeout", "other"}},
+        {"bytes", kInt, 0, 4294967295.0, false, "its byte count (default any)"},
+        {"count", kInt, 0, kInf, false, "exactly this many such completions"}},
+       e2e, false, One<CompletionOf>},
       {"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
        {{"slack_bytes", kInt, 0, kInf, false, "bytes"}}, e2e, false, One<StateReleased>},
       {"counter", "a DUT telemetry counter equal to what the trace shows, or within bounds",

@@ -42,6 +42,40 @@ RunRecord Settled(uint64_t before, uint64_t after, int64_t delay_ns) {
   return rec;
 }
 
+TEST(CompletionCheck, CountsTheDutsCompletionsOfOneKindExactly) {
+  RunRecord rec;
+  auto done = [&](uint64_t wr, dut::OpKind op, uint16_t stream, dut::OpStatus st, uint32_t bytes, int host = kDutHost) {
+    ControlRecord r;
+    r.kind = ControlRecord::Kind::kCompletion;
+    r.host = host;
+    r.wr_id = wr;
+    r.op = op;
+    r.stream = stream;
+    r.status = st;
+    r.bytes = bytes;
+    rec.trace.control.push_back(r);
+  };
+  done(1, dut::OpKind::kWrite, 0, dut::OpStatus::kFlushed, 0);
+  done(2, dut::OpKind::kWrite, 2, dut::OpStatus::kRemoteAccess, 0);
+  done(3, dut::OpKind::kRecv, 1, dut::OpStatus::kSuccess, 64);
+  done(4, dut::OpKind::kWrite, 2, dut::OpStatus::kRemoteAccess, 0, 1);  // a peer's: not the DUT's
+  auto judge = [&](nlohmann::json p) { return Judge(OneCheck("completion", std::move(p)), rec); };
+  EXPECT_EQ(judge({{"op", "write"}, {"stream", 2}, {"status", "remote_access"}, {"count", 1}}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({{"status", "remote_access"}}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({{"op", "recv"}, {"bytes", 64}}).verdict, harness::Verdict::kPass);  // status success by default
+  const auto wrong_stream = judge({{"op", "write"}, {"stream", 1}, {"status", "remote_access"}});
+  EXPECT_EQ(wrong_stream.verdict, harness::Verdict::kFail);
+  EXPECT_NE(wrong_stream.reason.find("wr_id 2: write stream 2 remote_access"), std::string::npos) << wrong_stream.reason;
+  ASSERT_TRUE(wrong_stream.mismatch.has_value());
+  EXPECT_EQ(judge({{"op", "recv"}, {"bytes", 63}}).verdict, harness::Verdict::kFail);
+  EXPECT_EQ(judge({{"op", "write"}, {"count", 1}}).verdict, harness::Verdict::kFail);  // no successful write
+  EXPECT_EQ(judge({{"op", "write"}, {"count", 0}}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({{"status", "flushed"}, {"count", 2}}).verdict, harness::Verdict::kFail);  // one, not two
+  EXPECT_FALSE(ValidateCheck("completion", {{"status", "REM_ACCESS_ERR"}}).ok());
+  EXPECT_FALSE(ValidateCheck("completion", {{"op", "writ"}}).ok());
+  EXPECT_FALSE(ValidateCheck("completion", {{"stream", -1}}).ok());
+}
+
 TEST(StateReleasedCheck, PassesWhenStateReturnsAndFailsOnALeak) {
   const auto c = OneCheck("state-released");
   EXPECT_EQ(Judge(c, Settled(8000, 8000, 1'000'000)).verdict, harness::Verdict::kPass);
