@@ -76,7 +76,7 @@ const std::vector<MonitorRule>& Rules() {
       {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
       {"disconnect.retransmission", "MROCE-CONN-013", "a DISCONNECT sent again is 1 ms after the first and doubling (1 us granularity; live: not timed), at most 3 times"},
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
-      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 11, 15, 17, 21 with a DISCONNECT_ACK; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered and each connection it accepted once a packet other than connection management named it, CLOSED for each connection closed by a DISCONNECT it answered in ESTABLISHED (that reason) or by the DISCONNECT_ACK of its own DISCONNECT (either side's reason); no REJECTED and no ESTABLISHED beyond what the frames show (due by the harness's poll after the frame that makes them due; simulated clock only)", true},
+      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 11, 15, 17, 21; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered and each connection it accepted once a packet other than connection management named it, CLOSED for each connection closed by a DISCONNECT it answered in ESTABLISHED (that reason), by the DISCONNECT_ACK of its own DISCONNECT or by a DISCONNECT crossing its DISCONNECT ERROR (either side's reason); no REJECTED and no ESTABLISHED beyond what the frames show (due by the harness's poll after the frame that makes them due; simulated clock only)", true},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
       {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
@@ -1250,14 +1250,14 @@ class Monitor {
         last_disconnect_rx_.try_emplace({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce},
                                         std::make_pair(i, static_cast<uint32_t>(m->cmh()->reason)));
       }
-      // After the DUT's own DISCONNECT, its DISCONNECT_ACK closes the connection (rows 17, 21). A
-      // DISCONNECT crossing it does not judge here: in DISC_SENT it leaves the state (row 18), and in
-      // ERROR row 21 closes at once while MROCE-CONN-016 has a simultaneous close wait as
-      // MROCE-CONN-013 does (for the DISCONNECT_ACK or the last retransmission).
-      if (const auto own = dut_disconnected_.find({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
-          own != dut_disconnected_.end() && op == Opcode::kDisconnectAck) {
+      // After the DUT's own DISCONNECT, its DISCONNECT_ACK closes the connection (rows 17, 21), and
+      // so does a DISCONNECT crossing a DISCONNECT ERROR (row 21, MROCE-CONN-016 as amended in
+      // v0.2); in DISC_SENT a crossing DISCONNECT leaves the state (row 18).
+      if (const auto own = dut_disconnected_.find({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce}); own != dut_disconnected_.end()) {
         const uint32_t own_reason = static_cast<uint32_t>(MetaAt(own->second).cmh()->reason);
-        due_closed_.try_emplace({r.src_host, m->ch.dst_conn_id}, Due{r.time_ns, i, static_cast<uint32_t>(m->cmh()->reason), own_reason});
+        if (op == Opcode::kDisconnectAck || own_reason == static_cast<uint32_t>(wire::ConnReason::kError)) {
+          due_closed_.try_emplace({r.src_host, m->ch.dst_conn_id}, Due{r.time_ns, i, static_cast<uint32_t>(m->cmh()->reason), own_reason});
+        }
       }
       auto k = by_dut_id_.find({r.src_host, m->ch.dst_conn_id});
       if (k != by_dut_id_.end()) Close({k->second, conns_.at(k->second).generation}, r.time_ns);
