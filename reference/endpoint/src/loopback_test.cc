@@ -162,6 +162,39 @@ TEST(Loopback, ResendHighestPathVariantResendsOnTheHighestActivePathWithRoom) {
   EXPECT_GT(highest[3], highest[0] + highest[2]) << highest[0] << " " << highest[2] << " " << highest[3];
 }
 
+// Choice retransmit-order (MROCE-LOSS-004): PSNs 1 and 2 of path 0 are lost on their first
+// transmission and one SACK shows both lost; the pristine reference retransmits them lowest first,
+// retransmit_descending highest first. Both deliver everything.
+TEST(Loopback, RetransmitDescendingVariantResendsTheHighestLostPsnFirst) {
+  auto order = [](const char* variants) {
+    std::vector<uint32_t> rtx;
+    EndpointConfig cfg = BaseConfig();
+    cfg.variants = *Variants::Parse(variants);
+    Loop loop(cfg, [&](int dir, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      if (dir != 0 || !IsData(v) || v.meta_path_id() != 0) return out;
+      const bool again = (v.meta_flags() & wire::kFlagRtx) != 0;
+      const uint32_t psn = v.meta_psn();
+      if (!again && (psn == 1 || psn == 2)) out.drop = true;
+      if (again && (psn == 1 || psn == 2)) rtx.push_back(psn);
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    Workload w;
+    w.Run(loop, conn);
+    w.Check(loop, 100 * kMillisecond);
+    return rtx;
+  };
+  const auto ascending = order("");
+  const auto descending = order("retransmit_descending");
+  ASSERT_GE(ascending.size(), 2u);
+  ASSERT_GE(descending.size(), 2u);
+  EXPECT_EQ(ascending[0], 1u);
+  EXPECT_EQ(ascending[1], 2u);
+  EXPECT_EQ(descending[0], 2u);
+  EXPECT_EQ(descending[1], 1u);
+}
+
 // MROCE-PATH-013 (the fail_on_link_down variant) and table 7.6 rows 6, 7 and 12: when plane 1's
 // link goes down, its paths (1 and 3 of 4 on 2 planes) fail at once, their content is re-sent on the
 // others, and nothing (no PROBE either) leaves on them until the link is up; then they are probed

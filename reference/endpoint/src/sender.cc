@@ -513,7 +513,15 @@ void Sender::OnLost(int pi, const std::vector<Psn>& lost, TimeNs now) {
     }
     return;
   }
-  for (Psn psn : lost) path.lost.push_back(psn);  // MROCE-LOSS-002: exactly these PSNs
+  // MROCE-LOSS-002: exactly these PSNs; in any order (choice retransmit-order), ascending unless
+  // the variant retransmit_descending.
+  if (c_.HasVariant(Variant::kRetransmitDescending)) {
+    std::vector<Psn> order(lost.begin(), lost.end());
+    std::sort(order.begin(), order.end(), [](Psn a, Psn b) { return PsnLt(b, a); });
+    for (Psn psn : order) path.lost.push_back(psn);
+    return;
+  }
+  for (Psn psn : lost) path.lost.push_back(psn);
 }
 
 void Sender::OnRto(int pi, TimeNs now) {

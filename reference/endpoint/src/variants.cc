@@ -50,6 +50,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "re-send the packets a failed path abandoned on the highest-numbered ACTIVE path with room, not spread by free window"},
     {Variant::kFailOnLinkDown, "fail_on_link_down", "MROCE-PATH-013", "",
      "move a plane's paths to FAILED at once when the attachment reports link down; probe them again when it is up"},
+    {Variant::kRetransmitDescending, "retransmit_descending", "MROCE-LOSS-004", "",
+     "retransmit the PSNs one ACK or NACK shows lost highest first (after an RTO still lowest first, MROCE-RTO-006)"},
 }};
 
 }  // namespace

@@ -40,6 +40,7 @@ enum class Variant : uint8_t {
   kBurstToB,            // send bursts up to the burst tolerance B of 10.4 instead of pacing (choice pacing)
   kResendHighestPath,   // re-send abandoned packets on the highest eligible path (choice resend-path)
   kFailOnLinkDown,      // fail a plane's paths at once when its link goes down (MROCE-PATH-013)
+  kRetransmitDescending,  // PSNs a SACK or NACK shows lost together: highest first (choice retransmit-order)
   kCount,
 };
 
