@@ -818,6 +818,10 @@ RunRecord ScriptRunner::Run() {
   Poll();
   rec_.workload_end_ns = bed_->now_ns();
   bed_->SampleTelemetry(kDutHost);
+  // A live DUT's completions and events travel on its control channel, its frames on the data
+  // plane: the last ones may not have been read when the last expected frame was. The telemetry
+  // requests' replies come after every line the DUT wrote before them, so poll once more.
+  Poll();
   bed_->Finish();
   return done();
 }
