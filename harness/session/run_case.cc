@@ -17,17 +17,22 @@
 namespace mroce::session {
 namespace {
 
-// The shortest retransmission timeout a conformant DUT may use (MROCE-RTO-004, table 15.1).
+// The shortest retransmission timeout a conformant DUT may use (MROCE-RTO-004, table 15.1), and
+// the fixed timer of connection management retransmissions (MROCE-CONN-005, MROCE-CONN-013: 1 ms
+// less the clock granularity).
 constexpr int64_t kSpecMinRtoNs = 50'000;
+constexpr int64_t kSpecCmTimerNs = 999'000;
 
 // What one live run of a scripted case shows besides its verdict.
 struct AttemptSigns {
   // The DUT sent nothing at all in the window of a step that failed, which a starved DUT (or path)
   // would do too.
   bool silent = false;
-  // A frame of the DUT's own timers (a retransmission or a PROBE) that no step of the script
-  // expected: the DUT's timers fired where the script's did not. 0: none; else its pcap frame number.
+  // A frame of the DUT's own timers (a retransmission, a PROBE, a CONNECT_REQ or DISCONNECT sent
+  // again) that no step of the script expected: the DUT's timers fired where the script's did not.
+  // 0: none; else its pcap frame number.
   uint64_t timer_frame = 0;
+  int64_t timer_floor_ns = kSpecMinRtoNs;  // the shortest timer that may have sent it
   // A retransmission: how long after the DUT's previous transmission of the same packet it came on
   // the harness's clock; -1 for a PROBE or when no earlier transmission is in the trace.
   int64_t timer_gap_ns = -1;
@@ -42,7 +47,7 @@ struct AttemptSigns {
 // retransmission that came `gap` after the previous transmission had a timer of at least gap - stall,
 // which the stall outlasted only if gap < rtt + 2 stall.
 bool StarvationExplainsTimerFrame(const AttemptSigns& s, int64_t stall) {
-  if (s.timer_frame == 0 || s.rtt_ns + stall < kSpecMinRtoNs) return false;
+  if (s.timer_frame == 0 || s.rtt_ns + stall < s.timer_floor_ns) return false;
   return s.timer_gap_ns < 0 || s.timer_gap_ns < s.rtt_ns + 2 * stall;
 }
 
@@ -68,10 +73,24 @@ void FindTimerFrame(const harness::Case& c, const RunRecord& rec, AttemptSigns& 
     if (f.time_ns > failed_at) break;
     if (f.event != FrameRecord::Event::kTx || !f.from_dut() || !x.meta || matched.count(static_cast<long>(i)) != 0) continue;
     const bool probe = x.opcode == static_cast<uint8_t>(wire::Opcode::kProbe);
-    if (!probe && !(x.data && x.rtx)) continue;
+    const bool cm = x.opcode == static_cast<uint8_t>(wire::Opcode::kConnectReq) ||
+                    x.opcode == static_cast<uint8_t>(wire::Opcode::kDisconnect);
+    // A connection management frame counts when the DUT sent the same bytes before (CONN-005).
+    bool cm_again = false;
+    for (size_t j = i; cm && j-- > 0;) {
+      if (t.frames[j].event == FrameRecord::Event::kTx && t.frames[j].from_dut() && t.facts[j].opcode == x.opcode &&
+          t.frames[j].bytes == f.bytes) {
+        cm_again = true;
+        signs.timer_gap_ns = f.time_ns - t.frames[j].time_ns;
+        break;
+      }
+    }
+    if (!probe && !(x.data && x.rtx) && !cm_again) continue;
     signs.timer_frame = f.frame_no != 0 ? f.frame_no : i + 1;
-    signs.timer_gap_ns = -1;
     signs.timer_probe = probe;
+    signs.timer_floor_ns = cm_again ? kSpecCmTimerNs : kSpecMinRtoNs;
+    if (cm_again) return;
+    signs.timer_gap_ns = -1;
     for (size_t j = i; !probe && j-- > 0;) {
       const FrameFacts& y = t.facts[j];
       const bool same = x.segment ? y.segment && y.SegmentKey() == x.SegmentKey()
@@ -254,8 +273,9 @@ harness::TestResult RunCase(const harness::Case& c, const SessionOptions& option
           << (signs.timer_probe ? std::string("a PROBE")
               : signs.timer_gap_ns < 0 ? std::string("a retransmission")
                                         : "a retransmission " + std::to_string(signs.timer_gap_ns / 1000) + " us after the previous transmission")
-          << ") while the DUT went unserved for " << stall / 1e6
-          << " ms: longer than the shortest legal RTO (50 us, MROCE-RTO-004) less the RTT, so a starved host explains it; the last run said "
+          << ") while the DUT went unserved for " << stall / 1e6 << " ms: longer than the shortest legal timer that sends it ("
+          << (signs.timer_floor_ns == kSpecMinRtoNs ? "the 50 us RTO floor, MROCE-RTO-004" : "1 ms, MROCE-CONN-005 and MROCE-CONN-013")
+          << ") less the RTT, so a starved host explains it; the last run said "
           << harness::ToString(a.verdict) << " (" << a.reason << ")";
       a.verdict = harness::Verdict::kInconclusive;
       a.reason = why.str();

@@ -717,6 +717,21 @@ TEST(LiveScripted, AFailureAfterTheDutsOwnTimerFiredIsJudgedOnlyIfNoStallExplain
   // On the simulated clock nothing starves: the same DUT fails.
   const harness::TestResult sim = RunCase(c.value, Lagging(10'000, true, "reference", 600'000));
   EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+  // A CONNECT_REQ sent again (its 1 ms timer, MROCE-CONN-005) is such a frame too, and only a stall
+  // of about 1 ms can have fired it: 600 us cannot, 2 ms can.
+  auto cm = harness::LoadCaseString(
+      "id: test.live.connect-timer-fired\ntitle: t\nclauses: [{id: MROCE-CONN-005, level: MUST}]\nstyle: scripted\n"
+      "script:\n"
+      "  - dut: {at: 0, op: open}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x20, cmh.src_conn_id: $dut_conn, cmh.nonce: $nonce}}\n"
+      "  - expect: {within: 1rtt, match: {ch.opcode: 0x21}}\n",
+      "connect-timer-fired.yaml");
+  ASSERT_TRUE(cm.ok()) << cm.ErrorText();
+  const harness::TestResult cm_short = RunCase(cm.value, Lagging(10'000, false, "reference", 600'000));
+  EXPECT_EQ(cm_short.verdict, harness::Verdict::kFail) << Explain(cm_short);
+  const harness::TestResult cm_starved = RunCase(cm.value, Lagging(10'000, false, "reference", 2'000'000));
+  EXPECT_EQ(cm_starved.verdict, harness::Verdict::kInconclusive) << Explain(cm_starved);
+  EXPECT_NE(cm_starved.reason.find("MROCE-CONN-005"), std::string::npos) << cm_starved.reason;
 }
 
 }  // namespace
