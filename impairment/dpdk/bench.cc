@@ -307,7 +307,14 @@ TestpmdResult RunTestpmd(const BenchOptions& o, unsigned tx_first_bursts) {
   say("start tx_first " + std::to_string(tx_first_bursts) + "\n");
   auto next_show = start + std::chrono::milliseconds(1000);
   bool eof = false;
-  while (!eof && std::chrono::steady_clock::now() - start < limit) {
+  // A slow EAL start (a loaded host) can leave the limit with only the first sample, which has no
+  // earlier one to compare with (0): wait up to 10 s more for a second one.
+  const auto hard_limit = limit + std::chrono::seconds(10);
+  auto want_more = [&] {
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    return elapsed < limit || (elapsed < hard_limit && ParseTestpmdTxPps(output).size() < 2);
+  };
+  while (!eof && want_more()) {
     pollfd p{out_pipe[0], POLLIN, 0};
     if (poll(&p, 1, 100) > 0) {
       char buf[4096];
