@@ -247,7 +247,7 @@ class Monitor {
   std::map<ConnKey, uint64_t> refused_accepts_;
   std::map<std::pair<ConnKey, uint32_t>, std::vector<TxEvent>> tx_events_;  // (key, generation) -> what it sent
   std::map<ReqKey, std::vector<long>> dut_disconnects_;   // (host, peer id, nonce) -> the DUT's DISCONNECTs
-  std::map<ReqKey, std::pair<long, uint32_t>> last_disconnect_rx_;  // (host, DUT's id, nonce) -> (frame, reason) of the first that arrived
+  std::map<ReqKey, std::pair<long, uint32_t>> first_disconnect_rx_;  // (host, DUT's id, nonce) -> (frame, reason) of the first that arrived
   std::set<ReqKey> arrived_disconnects_;                  // (host, DUT's id, nonce) of DISCONNECTs that arrived       // CONNECT_ACKs beyond the request: (host, peer id) -> nonce
   std::set<std::tuple<int, uint8_t, uint8_t, uint32_t>> arrived_data_;  // (host, path, epoch, psn)
   // Data that arrived for a connection id naming no open connection of the DUT's (unknown, or one
@@ -1173,8 +1173,8 @@ class Monitor {
     if (op == Opcode::kDisconnect) dut_disconnected_.try_emplace({r.dst_host, n->dut_id, c.nonce}, i);
     if (op == Opcode::kDisconnectAck && c.nonce == n->nonce) {
       // Row 15: a DISCONNECT answered while the DUT had sent none of its own (not DISC_SENT, not ERROR).
-      const auto got = last_disconnect_rx_.find({r.dst_host, n->dut_id, c.nonce});
-      if (got != last_disconnect_rx_.end() && !dut_disconnected_.count({r.dst_host, n->dut_id, c.nonce})) {
+      const auto got = first_disconnect_rx_.find({r.dst_host, n->dut_id, c.nonce});
+      if (got != first_disconnect_rx_.end() && !dut_disconnected_.count({r.dst_host, n->dut_id, c.nonce})) {
         due_closed_.try_emplace({r.dst_host, n->dut_id}, Due{t_.frames[static_cast<size_t>(got->second.first)].time_ns,
                                                                got->second.first, got->second.second});
       }
@@ -1247,7 +1247,7 @@ class Monitor {
     if (op == Opcode::kDisconnect || op == Opcode::kDisconnectAck) {
       if (op == Opcode::kDisconnect) {
         arrived_disconnects_.insert({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce});
-        last_disconnect_rx_.try_emplace({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce},
+        first_disconnect_rx_.try_emplace({r.src_host, m->ch.dst_conn_id, m->cmh()->nonce},
                                         std::make_pair(i, static_cast<uint32_t>(m->cmh()->reason)));
       }
       // After the DUT's own DISCONNECT, its DISCONNECT_ACK closes the connection (rows 17, 21), and
