@@ -181,6 +181,31 @@ class ScriptRunner {
   [[nodiscard]] int64_t LiveExtra() const {
     return rec_.dut_caps.simulated_time ? 0 : std::max<int64_t>(0, opt_.live_rtt_extra_ns);
   }
+  // A control call (Fn: Status(Dut&, now)). A live DUT's control channel and its data plane are
+  // separate paths: a call the script makes once the frames it sent must have arrived can reach a
+  // live DUT before them (the live path holds a frame up to its RTT, a loaded host longer), and a
+  // conformant DUT refuses what the state they bring would allow. So a live DUT's refusal is
+  // final only when it lasts the live RTT plus the tolerated stall (max_stall_ns): the call is
+  // made again meanwhile, serving the DUT, and *refused_ns says how long it was refused. On the
+  // simulated clock every frame arrives when due: the first answer decides.
+  template <class Fn>
+  dut::Status CallPatiently(Fn&& fn, int64_t* refused_ns, int* calls) {
+    const int64_t first = bed_->now_ns();
+    dut::Status st = port_->Call([&](dut::Dut& d) { return fn(d, first); });
+    *calls = 1;
+    *refused_ns = 0;
+    if (st.ok() || rec_.dut_caps.simulated_time) return st;
+    const int64_t deadline = first + rec_.rtt_ns + LiveExtra() + opt_.max_stall_ns;
+    while (!st.ok() && bed_->now_ns() < deadline) {
+      RunTo(std::min(deadline, bed_->now_ns() + kRetryEveryNs));
+      const int64_t now = bed_->now_ns();
+      st = port_->Call([&](dut::Dut& d) { return fn(d, now); });
+      ++*calls;
+      *refused_ns = now - first;
+    }
+    return st;
+  }
+  static constexpr int64_t kRetryEveryNs = 20'000;
   size_t consumed_ = 0;  // DUT frames up to this trace index were matched by an expect (or are older).
   // The current group of unordered expect steps: where it started, the frames it took, its end.
   bool in_group_ = false;
@@ -315,7 +340,7 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     out.reason = ScriptWhere(s.where) + ": DUT refused " + std::string(harness::ToString(s.action)) + ": " + what;
     ControlRecord r;
     r.kind = ControlRecord::Kind::kError;
-    r.time_ns = now;
+    r.time_ns = bed_->now_ns();
     r.detail = out.reason;
     rec_.trace.control.push_back(std::move(r));
     if (rec_.dut_error.empty()) rec_.dut_error = out.reason;
@@ -335,9 +360,27 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     return false;
   }
   const dut::ConnHandle conn = conns_.back();
+  // A live DUT's refusal that lasted (CallPatiently): how long, for the reason.
+  auto refusal = [&](const dut::Status& st, int64_t refused_ns, int calls) {
+    std::string why = st.error().message;
+    if (calls > 1) {
+      why += " (live: refused by each of " + std::to_string(calls) + " calls over " + std::to_string(refused_ns / 1000) +
+             " us, longer than the live path's RTT plus the tolerated stall could hold a frame the script sent)";
+    }
+    return why;
+  };
+  // The step took effect when the DUT accepted it: later `after`s and windows count from there.
+  auto accepted = [&](int64_t refused_ns) {
+    if (refused_ns <= 0) return;
+    out.time_ns = cursor_ns_ = bed_->now_ns();
+    cursor_lag_ns_ = Lag();
+  };
+  int64_t refused_ns = 0;
+  int calls = 0;
   if (s.action == harness::DutStep::Action::kClose) {
-    auto st = port_->Call([&](dut::Dut& d) { return d.Disconnect(conn, now); });
-    if (!st.ok()) return error(st.error().message);
+    auto st = CallPatiently([&](dut::Dut& d, int64_t at) { return d.Disconnect(conn, at); }, &refused_ns, &calls);
+    if (!st.ok()) return error(refusal(st, refused_ns, calls));
+    accepted(refused_ns);
     out.state = ScriptStepOutcome::State::kPassed;
     return true;
   }
@@ -358,23 +401,27 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     const dut::LocalSlice local{buf_.id, off, static_cast<uint32_t>(size)};
     const dut::RemoteSlice remote{kScriptPeerVa + peer_off, kScriptPeerRkey};
     dut::OpKind op = dut::OpKind::kWrite;
-    auto st = port_->Call([&](dut::Dut& d) -> dut::Status {
+    auto post = [&](dut::Dut& d, int64_t at) -> dut::Status {
       switch (s.action) {
         case harness::DutStep::Action::kWrite:
           op = dut::OpKind::kWrite;
-          return d.PostWrite({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, now);
+          return d.PostWrite({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, at);
         case harness::DutStep::Action::kRead:
           op = dut::OpKind::kRead;
-          return d.PostRead({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, now);
+          return d.PostRead({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, at);
         case harness::DutStep::Action::kSend:
           op = dut::OpKind::kSend;
-          return d.PostSend({.conn = conn, .stream = stream, .local = local, .wr_id = wr}, now);
+          return d.PostSend({.conn = conn, .stream = stream, .local = local, .wr_id = wr}, at);
         default:
           op = dut::OpKind::kRecv;
           return d.PostRecv({.conn = conn, .stream = stream, .local = local, .wr_id = wr});
       }
-    });
-    ControlRecord r{ControlRecord::Kind::kPost, now, kDutHost, conn, stream, wr, op, dut::OpStatus::kSuccess,
+    };
+    // A post the step requires refused is judged at once: waiting would only hide an acceptance.
+    auto st = s.refused ? port_->Call([&](dut::Dut& d) { return post(d, now); })
+                        : CallPatiently(post, &refused_ns, &calls);
+    if (st.ok()) accepted(refused_ns);
+    ControlRecord r{ControlRecord::Kind::kPost, bed_->now_ns(), kDutHost, conn, stream, wr, op, dut::OpStatus::kSuccess,
                     static_cast<uint32_t>(size), ""};
     if (!st.ok()) {  // A refused post is no work request: nothing will complete it.
       r.kind = ControlRecord::Kind::kError;
@@ -388,7 +435,7 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
                    std::to_string(stream) + ", " + std::to_string(size) + " B), which it must refuse locally";
       return false;
     }
-    if (!st.ok() && !s.refused) return error(st.error().message);
+    if (!st.ok() && !s.refused) return error(refusal(st, refused_ns, calls));
   }
   out.state = ScriptStepOutcome::State::kPassed;
   return true;

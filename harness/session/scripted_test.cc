@@ -453,8 +453,11 @@ TEST(ScriptedTest, ScapyInjection) {
 // reports itself live unless `claims_simulated_time`.
 class LaggingDut final : public dut::Dut {
  public:
-  LaggingDut(std::unique_ptr<dut::Dut> inner, int64_t lag_ns, bool claims_simulated_time = false, int64_t stall_ns = 0)
-      : inner_(std::move(inner)), lag_ns_(lag_ns), sim_(claims_simulated_time), stall_ns_(stall_ns), sink_(this) {}
+  // lag_ns holds what the DUT sends, in_lag_ns what it receives (a live path's two directions).
+  LaggingDut(std::unique_ptr<dut::Dut> inner, int64_t lag_ns, bool claims_simulated_time = false, int64_t stall_ns = 0,
+             int64_t in_lag_ns = 0)
+      : inner_(std::move(inner)), lag_ns_(lag_ns), sim_(claims_simulated_time), stall_ns_(stall_ns), in_lag_ns_(in_lag_ns),
+        sink_(this) {}
   // What a live DUT's host would report having starved it for (Dut::LongestStall).
   dut::TimeNs LongestStall() const override { return stall_ns_; }
   std::string Identity() const override { return "lagging:" + inner_->Identity(); }
@@ -488,16 +491,27 @@ class LaggingDut final : public dut::Dut {
   std::vector<dut::Completion> PollCompletions() override { return inner_->PollCompletions(); }
   void OnFrame(std::span<const uint8_t> frame, uint8_t plane, dut::TimeNs now) override {
     now_ = now;
+    if (in_lag_ns_ > 0) {
+      inbound_.push_back({now + in_lag_ns_, std::vector<uint8_t>(frame.begin(), frame.end()), plane});
+      return;
+    }
     inner_->OnFrame(frame, plane, now);
   }
   dut::TimeNs NextDeadline() const override {
-    return held_.empty() ? inner_->NextDeadline() : std::min(inner_->NextDeadline(), held_.front().due);
+    dut::TimeNs t = inner_->NextDeadline();
+    if (!held_.empty()) t = std::min(t, held_.front().due);
+    if (!inbound_.empty()) t = std::min(t, inbound_.front().due);
+    return t;
   }
   void OnTimer(dut::TimeNs now) override {
     now_ = now;
     while (!held_.empty() && held_.front().due <= now) {
       out_->Send(held_.front().bytes, held_.front().plane);
       held_.pop_front();
+    }
+    while (!inbound_.empty() && inbound_.front().due <= now) {
+      inner_->OnFrame(inbound_.front().bytes, inbound_.front().plane, now);
+      inbound_.pop_front();
     }
     if (inner_->NextDeadline() <= now) inner_->OnTimer(now);
   }
@@ -519,20 +533,22 @@ class LaggingDut final : public dut::Dut {
   int64_t lag_ns_;
   bool sim_;
   int64_t stall_ns_;
+  int64_t in_lag_ns_;
   Sink sink_;
   dut::FrameSink* out_ = nullptr;
   dut::TimeNs now_ = 0;
   std::deque<Held> held_;
+  std::deque<Held> inbound_;
 };
 
 SessionOptions Lagging(int64_t lag_ns, bool claims_simulated_time = false, const std::string& inner = "reference",
-                       int64_t stall_ns = 0) {
+                       int64_t stall_ns = 0, int64_t in_lag_ns = 0) {
   SessionOptions o = Options(inner);
   o.live_wall_bound = false;  // it runs on the simulated clock: the wall clock says nothing about it
   o.make_dut = [=]() -> dut::Result<std::unique_ptr<dut::Dut>> {
     auto d = dut::MakeDut(dut::DutSpec::Parse(inner).value());
     if (!d.ok()) return d.error();
-    return std::unique_ptr<dut::Dut>(std::make_unique<LaggingDut>(std::move(d).value(), lag_ns, claims_simulated_time, stall_ns));
+    return std::unique_ptr<dut::Dut>(std::make_unique<LaggingDut>(std::move(d).value(), lag_ns, claims_simulated_time, stall_ns, in_lag_ns));
   };
   return o;
 }
@@ -732,6 +748,45 @@ TEST(LiveScripted, AFailureAfterTheDutsOwnTimerFiredIsJudgedOnlyIfNoStallExplain
   const harness::TestResult cm_starved = RunCase(cm.value, Lagging(10'000, false, "reference", 2'000'000));
   EXPECT_EQ(cm_starved.verdict, harness::Verdict::kInconclusive) << Explain(cm_starved);
   EXPECT_NE(cm_starved.reason.find("MROCE-CONN-005"), std::string::npos) << cm_starved.reason;
+}
+
+// A live DUT's control channel is not its data plane: a close the script makes 1 RTT after it sent
+// the CONNECT_ACK can reach a DUT whose inbound path is slower before the CONNECT_ACK does, and a
+// conformant DUT refuses to close a connection it has not established. Live, the call is made
+// again until the live path could no longer hold the frame; a refusal that lasts that long fails.
+TEST(LiveScripted, AControlCallThatRacedTheScriptsFramesIsMadeAgainUntilTheyMustHaveArrived) {
+  const std::string head =
+      "title: t\n"
+      "clauses: [{id: MROCE-CONN-012, level: MUST}]\n"
+      "style: scripted\n"
+      "script:\n"
+      "  - dut: {at: 0, op: open}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x20, cmh.src_conn_id: $dut_conn, cmh.nonce: $nonce}}\n";
+  const std::string ack =
+      "  - inject: {at: 0, frame: {ch.opcode: 0x21, ch.dst_conn_id: $dut_conn, cmh.src_conn_id: $peer_conn, cmh.nonce: $nonce,"
+      " cmh.ver_min: 1, cmh.ver_max: 1, cmh.num_paths: 1, cmh.mtu: 4096, cmh.max_streams: 16, cmh.num_planes: 1, cmh.max_rate: 0}}\n";
+  const std::string close =
+      "  - dut: {after: 1rtt, op: close}\n"
+      "  - expect: {within: 2rtt, match: {ch.opcode: 0x23, ch.dst_conn_id: $peer_conn, cmh.reason: 0x10}}\n";
+  auto c = harness::LoadCaseString("id: test.live.close-raced\n" + head + ack + close, "close-raced.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  // Frames reach the DUT 300 us late, answers leave it at once (calibration sees 300 us).
+  const harness::TestResult live = RunCase(c.value, Lagging(0, false, "reference", 0, kLag));
+  EXPECT_EQ(live.verdict, harness::Verdict::kPass) << Explain(live);
+  // On the simulated clock the CONNECT_ACK was due before the close: the refusal fails at once.
+  const harness::TestResult sim = RunCase(c.value, Lagging(0, /*claims_simulated_time=*/true, "reference", 0, kLag));
+  EXPECT_EQ(sim.verdict, harness::Verdict::kFail) << Explain(sim);
+  EXPECT_NE(sim.reason.find("DUT refused close: connection not established"), std::string::npos) << sim.reason;
+  EXPECT_EQ(sim.reason.find("live: refused by each of"), std::string::npos) << sim.reason;
+  // Without a CONNECT_ACK the refusal is right and lasts: live, it fails after the live RTT plus
+  // the tolerated stall (5 ms), naming how long and how often the DUT refused.
+  auto never = harness::LoadCaseString("id: test.live.close-unestablished\n" + head + close, "close-unestablished.yaml");
+  ASSERT_TRUE(never.ok()) << never.ErrorText();
+  const harness::TestResult refused = RunCase(never.value, Lagging(0, false, "reference", 0, kLag));
+  EXPECT_EQ(refused.verdict, harness::Verdict::kFail) << Explain(refused);
+  const harness::CheckResult* d = Find(refused, "dut-control@close-unestablished.yaml:8");
+  ASSERT_NE(d, nullptr) << Explain(refused);
+  EXPECT_NE(d->reason.find("live: refused by each of"), std::string::npos) << d->reason;
 }
 
 }  // namespace
