@@ -3,6 +3,7 @@
 #include "mroce/session/clause_monitor.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,7 +21,7 @@ enum R : size_t {
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
-  kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kRuleCount
+  kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kConnStateGauge, kRuleCount
 };
 
 const std::vector<MonitorRule>& Rules() {
@@ -85,6 +86,7 @@ const std::vector<MonitorRule>& Rules() {
       {"counters.rx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT received lie between the events that arrived and certainly count and those that may count: conn rx_pkts, rx_bytes, nack_rx (and per code), rnr_nack_rx, unknown_nack_rx, dup_segment_rx, rate_hint_rx (upper bound); path acks_rx, ece_rx, rx.rx_pkts, rx.rx_bytes, rx.ecn_ce_rx, rx.probes_rx, rx.dup_rx, rx.dup_rtx_rx, rx.stale_epoch_rx, rx.bad_epoch_rx; endpoint invalid_conn_rx and the gauge connections_open", true},
       {"telemetry.names", "MROCE-TEL-001", "a DUT that exposes telemetry exposes every counter and gauge of tables 17.2, 17.3 and 17.4 for each connection open at its last sample and each path of it"},
       {"data.rate", "MROCE-HINT-005", "the connection's data (IP total length, all paths) stays within a token bucket of depth B = max(16384, 2 full-MTU packets) filled at the latest hint of an ACK that arrived (the peer's max_rate before the first, capped by it), either hint allowed for 1 us after a change", true},
+      {"telemetry.conn-state", "MROCE-TEL-001", "the gauge conn_state of each telemetry sample is the table 17.2 number of the state the frames show the connection in: 1 REQ_SENT after the DUT's CONNECT_REQ until its answer arrived, 2 ACK_SENT after the DUT's CONNECT_ACK until another packet naming the connection arrived (each for at most 255 ms, and only until the harness closed a connection of the DUT's), 6 QUARANTINE for 128 ms after the DUT answered a DISCONNECT with DISCONNECT_ACK (no DISCONNECT of its own before) or after the DISCONNECT_ACK of its own DISCONNECT arrived (simulated clock only)", true},
   };
   return rules;
 }
@@ -223,6 +225,7 @@ class Monitor {
     SendingRate();
     RnrHoldEnds();
     ConnectReports();
+    ConnStateGauges();
     return std::move(out_);
   }
 
@@ -1369,6 +1372,19 @@ class Monitor {
     if (n != nullptr && n->dut_id != id) n = nullptr;
     const bool invalid_conn_nack = op == Opcode::kNack && code == static_cast<uint8_t>(wire::NackCode::kInvalidConn);
     const bool open = n != nullptr && !invalid_conn_nack && !closing_at_.count({k->second, n->generation});
+    if (invalid_conn_nack) {
+      // MROCE-ERR-008: a valid NACK INVALID_CONN names the connection by the peer's id, and a PSN
+      // outstanding on the named path in its epoch (MROCE-DUP-008): the DUT closes the connection.
+      auto pk = conns_.find({r.src_host, id});
+      if (pk != conns_.end() && pk->second.peer_id == id && m.ch.path_id < pk->second.num_paths) {
+        auto tp = tx_.find({pk->first, pk->second.generation, m.ch.path_id});
+        const uint32_t psn = m.nack()->psn;
+        if (tp != tx_.end() && tp->second.started && tp->second.epoch == m.ch.path_epoch && tp->second.sent.count(psn) &&
+            !Acked(tp->second, psn, t)) {
+          Close({pk->first, pk->second.generation}, t);
+        }
+      }
+    }
     if (!open) {
       // MROCE-DUP-006: certainly unknown when the DUT never used the id; maybe when it names a
       // connection that is closing (QUARANTINE may end) or is a NACK INVALID_CONN.
@@ -1587,6 +1603,128 @@ class Monitor {
     if (missing.size() > 6) list += ", ... (" + Str(missing.size()) + " in all)";
     Values(Violate(kTelemetryNames, -1, "the last telemetry sample at " + Str(s->time_ns) + " ns lacks " + list),
            "names missing", 0, missing.size());
+  }
+
+  // --- the gauge conn_state (MROCE-TEL-001, table 17.2) -----------------------------------------
+  // Intervals in which the frames fix a connection's state, by the DUT's connection id: a sample
+  // strictly inside one must read that state's number. REQ_SENT and ACK_SENT end when the answer or
+  // the first other packet naming the connection arrives, 255 ms after they began (table 15.1), or
+  // when the harness closed a connection of the DUT's (an application may close in those states
+  // without a frame); QUARANTINE lasts 128 ms.
+  struct StateSpan {
+    uint64_t gauge = 0;
+    int64_t from = 0;
+    int64_t to = 0;
+    long frame = -1;  // the frame that entered the state
+  };
+  void ConnStateGauges() {
+    if (live_ || t_.facts.size() != t_.frames.size()) return;
+    constexpr int64_t kQuarantineNs = 128'000'000;
+    constexpr int64_t kHandshakeNs = 255'000'000;
+    int64_t closed_at = std::numeric_limits<int64_t>::max();  // the harness's first close of a DUT connection
+    for (const ControlRecord& c : t_.control) {
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kClose) closed_at = std::min(closed_at, c.time_ns);
+    }
+    std::map<uint32_t, std::vector<StateSpan>> spans;  // DUT's connection id -> spans
+    struct Open {
+      int64_t from = 0;
+      long frame = -1;
+      int64_t to = -1;  // the arrival that ended it
+    };
+    std::map<uint32_t, Open> reqs, accs;                  // REQ_SENT, ACK_SENT by the DUT's id
+    std::map<std::pair<int, uint32_t>, uint32_t> peer_of;  // (peer host, peer's id) -> DUT's id
+    std::map<uint32_t, uint64_t> nonce_of;                  // DUT's id -> the connection's nonce
+    std::map<uint32_t, wire::ConnReason> disconnected;      // DUT's id -> reason of its first DISCONNECT
+    std::set<uint32_t> quarantined;
+    for (size_t i = 0; i < t_.frames.size(); ++i) {
+      const FrameRecord& r = t_.frames[i];
+      const FrameFacts& f = t_.facts[i];
+      if (!f.meta || r.event == FrameRecord::Event::kDrop) continue;
+      const bool tx = r.event == FrameRecord::Event::kTx && r.from_dut();
+      const bool rx = r.event == FrameRecord::Event::kRx && r.to_dut();
+      if (!tx && !rx) continue;
+      const auto op = static_cast<Opcode>(f.opcode);
+      const bool cm = op == Opcode::kConnectReq || op == Opcode::kConnectAck || op == Opcode::kConnectRej ||
+                      op == Opcode::kDisconnect || op == Opcode::kDisconnectAck;
+      std::optional<wire::ConnMgmtHeader> h;
+      uint8_t ver = 0;
+      if (cm) {
+        auto d = Decode(r);
+        if (!d || d->meta() == nullptr || d->meta()->cmh() == nullptr) continue;
+        h = *d->meta()->cmh();
+        ver = d->meta()->ch.ver;
+      }
+      if (tx) {
+        if (op == Opcode::kConnectReq || op == Opcode::kConnectAck) {  // the DUT's own id in src_conn_id
+          auto& open = op == Opcode::kConnectReq ? reqs : accs;
+          if (open.try_emplace(h->src_conn_id, Open{r.time_ns, static_cast<long>(i), -1}).second) {
+            nonce_of.try_emplace(h->src_conn_id, h->nonce);
+          }
+          if (op == Opcode::kConnectAck) peer_of[{r.dst_host, f.conn}] = h->src_conn_id;
+          continue;
+        }
+        const auto own = peer_of.find({r.dst_host, f.conn});  // other frames name the peer's id
+        if (own == peer_of.end()) continue;
+        const uint32_t id = own->second;
+        if (op == Opcode::kDisconnect) disconnected.try_emplace(id, h->reason);
+        // It answered a DISCONNECT in ESTABLISHED or ACK_SENT (rows 15, MROCE-CONN-014): QUARANTINE.
+        if (op == Opcode::kDisconnectAck && !disconnected.count(id) && quarantined.insert(id).second) {
+          spans[id].push_back({6, r.time_ns, r.time_ns + kQuarantineNs, static_cast<long>(i)});
+        }
+        continue;
+      }
+      // Arrived at the DUT, naming one of its connection ids.
+      const uint32_t id = f.conn;
+      if (op == Opcode::kConnectReq) continue;  // dst_conn_id 0
+      if (op == Opcode::kConnectAck || op == Opcode::kConnectRej) {
+        auto q = reqs.find(id);
+        if (q == reqs.end() || q->second.to >= 0) continue;
+        q->second.to = r.time_ns;
+        if (op == Opcode::kConnectAck) peer_of[{r.src_host, h->src_conn_id}] = id;
+        continue;
+      }
+      if (auto a = accs.find(id); a != accs.end() && a->second.to < 0) a->second.to = r.time_ns;
+      // The DISCONNECT_ACK of its own DISCONNECT (rows 17, 21): version 1 (MROCE-VER-001), the
+      // connection's nonce and the DISCONNECT's reason; one the DUT drops leaves it in DISC_SENT.
+      const auto dis = disconnected.find(id);
+      const auto nonce = nonce_of.find(id);
+      if (op == Opcode::kDisconnectAck && dis != disconnected.end() && nonce != nonce_of.end() && ver == 1 &&
+          h->nonce == nonce->second && h->reason == dis->second && quarantined.insert(id).second) {
+        spans[id].push_back({6, r.time_ns, r.time_ns + kQuarantineNs, static_cast<long>(i)});
+      }
+    }
+    for (auto* open : {&reqs, &accs}) {
+      for (const auto& [id, o] : *open) {
+        int64_t to = std::min(o.from + kHandshakeNs, o.from < closed_at ? closed_at : o.from);
+        if (o.to >= 0) to = std::min(to, o.to);
+        spans[id].push_back({open == &reqs ? 1u : 2u, o.from, to, o.frame});
+      }
+    }
+    for (const TelemetrySample& s : t_.telemetry) {
+      if (s.host != kDutHost) continue;
+      for (const auto& [name, value] : s.counters) {
+        if (name.rfind("conn.", 0) != 0 || name.size() < 17 || name.compare(name.size() - 11, 11, ".conn_state") != 0) continue;
+        uint32_t id = 0;
+        try {
+          id = static_cast<uint32_t>(std::stoul(name.substr(5, name.size() - 16)));
+        } catch (...) {
+          continue;
+        }
+        auto sp = spans.find(id);
+        if (sp == spans.end()) continue;
+        for (const StateSpan& span : sp->second) {
+          if (!(s.time_ns > span.from && s.time_ns < span.to)) continue;
+          Judged(kConnStateGauge);
+          if (value == span.gauge) continue;
+          static const char* const kState[] = {"CLOSED", "REQ_SENT", "ACK_SENT", "ESTABLISHED", "DISC_SENT", "ERROR", "QUARANTINE"};
+          Values(Violate(kConnStateGauge, span.frame,
+                         name + " read " + Str(value) + " in the telemetry sample at " + Str(static_cast<uint64_t>(s.time_ns)) +
+                             " ns, while the frames show the connection in " + kState[span.gauge] + " (" + Str(span.gauge) +
+                             ", table 17.2) from this frame until " + Str(static_cast<uint64_t>(span.to)) + " ns"),
+                 name, span.gauge, value);
+        }
+      }
+    }
   }
 
   // The trace's last moment: its last frame, control record or telemetry sample.

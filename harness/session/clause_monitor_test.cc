@@ -975,6 +975,85 @@ TEST(ClauseMonitor, TelemetryNamesAreComplete) {
   ExpectFires(rec, "telemetry.names");
 }
 
+// The gauge conn_state against the states the frames fix (table 17.2): REQ_SENT 1, ACK_SENT 2,
+// QUARANTINE 6.
+TEST(ClauseMonitor, ConnStateGaugeReadsTheStateTheFramesShow) {
+  // A copy of the DUT's first telemetry sample, `dt` after frame i, with conn_state set to `value`.
+  auto sample_after = [](RunRecord& rec, long i, int64_t dt, uint64_t value) {
+    const auto first = std::find_if(rec.trace.telemetry.begin(), rec.trace.telemetry.end(),
+                                    [](const TelemetrySample& s) { return s.host == kDutHost; });
+    ASSERT_NE(first, rec.trace.telemetry.end());
+    TelemetrySample s = *first;
+    s.time_ns = rec.trace.frames[static_cast<size_t>(i)].time_ns + dt;
+    int set = 0;
+    for (auto& [name, v] : s.counters) {
+      if (name.size() > 11 && name.compare(name.size() - 11, std::string::npos, ".conn_state") == 0) v = value, ++set;
+    }
+    ASSERT_EQ(set, 1);
+    rec.trace.telemetry.insert(rec.trace.telemetry.begin(), s);
+  };
+  auto violations = [](const RunRecord& rec) {
+    const MonitorReport rep = RunClauseMonitor(rec);
+    EXPECT_GT(rep.judged[Rule("telemetry.conn-state")], 0u);
+    return rep.violation_counts[Rule("telemetry.conn-state")];
+  };
+  for (uint64_t value : {1u, 2u, 3u}) {
+    // The requester DUT 1 ns after its CONNECT_REQ, before the CONNECT_ACK arrived: REQ_SENT (1).
+    RunRecord rec = Sender();
+    sample_after(rec, Find(rec, true, Op(Opcode::kConnectReq)), 1, value);
+    EXPECT_EQ(violations(rec), value == 1 ? 0u : 1u) << "REQ_SENT read as " << value;
+    // The responder DUT 1 ns after its CONNECT_ACK, before any packet named the connection: ACK_SENT (2).
+    RunRecord resp = Receiver();
+    sample_after(resp, Find(resp, true, Op(Opcode::kConnectAck)), 1, value);
+    EXPECT_EQ(violations(resp), value == 2 ? 0u : 1u) << "ACK_SENT read as " << value;
+  }
+  {
+    // Once the harness closed a connection of the DUT's, REQ_SENT is no longer certain.
+    RunRecord rec = Sender();
+    const long req = Find(rec, true, Op(Opcode::kConnectReq));
+    sample_after(rec, req, 2, 3);
+    ControlRecord close;
+    close.kind = ControlRecord::Kind::kClose;
+    close.host = kDutHost;
+    close.time_ns = rec.trace.frames[static_cast<size_t>(req)].time_ns + 1;
+    rec.trace.control.push_back(close);
+    EXPECT_EQ(RunClauseMonitor(rec).violation_counts[Rule("telemetry.conn-state")], 0u);
+  }
+  {
+    // The DUT answers a DISCONNECT (DISCONNECT_ACK, no DISCONNECT of its own): every later sample
+    // within 128 ms must read QUARANTINE (6); the Sender trace's samples read 3, 6 is right.
+    auto quarantine = [](RunRecord& rec) {
+      const uint32_t peer = Meta(rec, static_cast<size_t>(Find(rec, true, Op(Opcode::kWrite))))->ch.dst_conn_id;
+      const long req = Find(rec, true, Op(Opcode::kConnectReq));
+      const long ack = Find(rec, false, Op(Opcode::kConnectAck));
+      FrameRecord d = rec.trace.frames[static_cast<size_t>(req)];
+      d.time_ns = rec.trace.frames[static_cast<size_t>(ack)].time_ns + 1'000;
+      d.frame_no = 0;
+      rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, d);
+      EditMeta(rec, ack + 1, [&](wire::MetaPacket& m) {
+        m.ch.opcode = Opcode::kDisconnectAck;
+        m.ch.dst_conn_id = peer;
+        m.cmh()->reason = wire::ConnReason::kNormal;
+      });
+      rec.trace.facts.clear();
+      rec.trace.Analyze();
+    };
+    RunRecord rec = Sender();
+    quarantine(rec);
+    ExpectFires(rec, "telemetry.conn-state");
+    RunRecord right = Sender();
+    quarantine(right);
+    int set = 0;
+    for (TelemetrySample& s : right.trace.telemetry) {
+      for (auto& [name, v] : s.counters) {
+        if (s.host == kDutHost && name.size() > 11 && name.compare(name.size() - 11, std::string::npos, ".conn_state") == 0) v = 6, ++set;
+      }
+    }
+    ASSERT_GT(set, 0);
+    EXPECT_EQ(violations(right), 0u);
+  }
+}
+
 // --- completions ---------------------------------------------------------------------------------
 TEST(ClauseMonitor, CompletionFieldsAndFlush) {
   auto nth_completion = [](const RunRecord& rec, int nth) {

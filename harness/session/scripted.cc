@@ -381,6 +381,12 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
     auto st = CallPatiently([&](dut::Dut& d, int64_t at) { return d.Disconnect(conn, at); }, &refused_ns, &calls);
     if (!st.ok()) return error(refusal(st, refused_ns, calls));
     accepted(refused_ns);
+    ControlRecord r;
+    r.kind = ControlRecord::Kind::kClose;
+    r.time_ns = bed_->now_ns();
+    r.host = kDutHost;
+    r.conn = conn;
+    rec_.trace.control.push_back(std::move(r));
     out.state = ScriptStepOutcome::State::kPassed;
     return true;
   }

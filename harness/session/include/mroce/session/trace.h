@@ -71,7 +71,8 @@ struct FrameFacts {
 
 // Something that happened at a device's control interface.
 struct ControlRecord {
-  enum class Kind : uint8_t { kPost, kCompletion, kConnEvent, kError };
+  // kClose: the harness closed a connection (the device accepted Disconnect).
+  enum class Kind : uint8_t { kPost, kCompletion, kConnEvent, kError, kClose };
   Kind kind = Kind::kPost;
   int64_t time_ns = 0;
   int host = 0;             // kDutHost or a peer host
