@@ -86,7 +86,7 @@ const std::vector<MonitorRule>& Rules() {
       {"counters.rx-exact", "MROCE-TEL-003", "the last telemetry sample's counters of what the DUT received lie between the events that arrived and certainly count and those that may count: conn rx_pkts, rx_bytes, nack_rx (and per code), rnr_nack_rx, unknown_nack_rx, dup_segment_rx, rate_hint_rx (upper bound); path acks_rx, ece_rx, rx.rx_pkts, rx.rx_bytes, rx.ecn_ce_rx, rx.probes_rx, rx.dup_rx, rx.dup_rtx_rx, rx.stale_epoch_rx, rx.bad_epoch_rx; endpoint invalid_conn_rx and the gauge connections_open", true},
       {"telemetry.names", "MROCE-TEL-001", "a DUT that exposes telemetry exposes every counter and gauge of tables 17.2, 17.3 and 17.4 for each connection open at its last sample and each path of it"},
       {"data.rate", "MROCE-HINT-005", "the connection's data (IP total length, all paths) stays within a token bucket of depth B = max(16384, 2 full-MTU packets) filled at the latest hint of an ACK that arrived (the peer's max_rate before the first, capped by it), either hint allowed for 1 us after a change", true},
-      {"telemetry.conn-state", "MROCE-TEL-001", "the gauge conn_state of each telemetry sample is the table 17.2 number of the state the frames show the connection in: 1 REQ_SENT after the DUT's CONNECT_REQ until its answer arrived, 2 ACK_SENT after the DUT's CONNECT_ACK until another packet naming the connection arrived (each for at most 255 ms, and only until the harness closed a connection of the DUT's), 6 QUARANTINE for 128 ms after the DUT answered a DISCONNECT with DISCONNECT_ACK (no DISCONNECT of its own before) or after the DISCONNECT_ACK of its own DISCONNECT arrived (simulated clock only)", true},
+      {"telemetry.conn-state", "MROCE-TEL-001", "the gauge conn_state of each telemetry sample is the table 17.2 number of the state the frames show the connection in: 1 REQ_SENT after the DUT's CONNECT_REQ until its answer arrived, 2 ACK_SENT after the DUT's CONNECT_ACK until another packet naming the connection arrived (each for at most 255 ms, and only until the harness closed a connection of the DUT's), 6 QUARANTINE for 128 ms after what closed it as connect.report has it: a DISCONNECT it answered with no DISCONNECT of its own, the DISCONNECT_ACK of its own DISCONNECT, a DISCONNECT crossing its DISCONNECT ERROR (table 5.5 rows 15, 17, 21) (simulated clock only)", true},
   };
   return rules;
 }
@@ -281,7 +281,7 @@ class Monitor {
     uint32_t reason = 0;
     uint32_t alt = 0xFFFFFFFFu;  // another reason the report may carry (both sides sent a DISCONNECT)
   };
-  std::set<ReqKey> answered_requests_;  // the DUT's requests a CONNECT_ACK or CONNECT_REJ answered first
+  std::map<ReqKey, int64_t> answered_requests_;  // the DUT's requests a CONNECT_ACK or CONNECT_REJ answered: when first
   std::vector<Due> due_rejected_;       // a CONNECT_REJ (its reason), or a CONNECT_ACK the DUT refused (INVALID_PARAMS)
   std::vector<Due> due_established_;    // a valid CONNECT_ACK answering the DUT's request
   std::set<std::pair<int, uint32_t>> accepted_ids_;  // (host, id) of the DUT's CONNECT_ACKs
@@ -1224,7 +1224,7 @@ class Monitor {
       auto req = dut_requests_.find({r.src_host, m->ch.dst_conn_id, c.nonce});
       if (req == dut_requests_.end()) return;
       const wire::ConnMgmtHeader q = *MetaAt(req->second.front()).cmh();
-      const bool first_answer = answered_requests_.insert(req->first).second;
+      const bool first_answer = answered_requests_.try_emplace(req->first, r.time_ns).second;
       if (c.num_paths < 1 || c.num_paths > q.num_paths || c.mtu > q.mtu || c.max_streams > q.max_streams ||
           c.num_planes > q.num_planes || c.ver_min < q.ver_min || c.ver_min > q.ver_max) {
         refused_accepts_.try_emplace({r.src_host, c.src_conn_id}, c.nonce);  // answered by DISCONNECT (MROCE-CONN-008)
@@ -1242,7 +1242,7 @@ class Monitor {
     if (op == Opcode::kConnectRej) {
       // The first answer to one of the DUT's requests (same peer, nonce and requester id) counts.
       const ReqKey key{r.src_host, m->ch.dst_conn_id, m->cmh()->nonce};
-      if (dut_requests_.count(key) && answered_requests_.insert(key).second) {
+      if (dut_requests_.count(key) && answered_requests_.try_emplace(key, r.time_ns).second) {
         due_rejected_.push_back({r.time_ns, i, static_cast<uint32_t>(m->cmh()->reason)});
       }
       return;
@@ -1606,11 +1606,13 @@ class Monitor {
   }
 
   // --- the gauge conn_state (MROCE-TEL-001, table 17.2) -----------------------------------------
-  // Intervals in which the frames fix a connection's state, by the DUT's connection id: a sample
-  // strictly inside one must read that state's number. REQ_SENT and ACK_SENT end when the answer or
-  // the first other packet naming the connection arrives, 255 ms after they began (table 15.1), or
-  // when the harness closed a connection of the DUT's (an application may close in those states
-  // without a frame); QUARANTINE lasts 128 ms.
+  // Intervals in which the frames fix a connection's state, by the DUT's connection id, from what the
+  // pass over the frames recorded for the connection rules: a sample strictly inside one must read
+  // that state's number. REQ_SENT runs from the DUT's CONNECT_REQ to the first answer to it, ACK_SENT
+  // from its CONNECT_ACK to the first other packet naming the connection (or the DISCONNECT that
+  // closed it), each for at most 255 ms (table 15.1) and only until the harness closed a connection
+  // of the DUT's (an application may close in those states without a frame); QUARANTINE lasts
+  // 128 ms from what closed the connection (table 5.5 rows 15, 17, 21, as connect.report has it).
   struct StateSpan {
     uint64_t gauge = 0;
     int64_t from = 0;
@@ -1618,88 +1620,32 @@ class Monitor {
     long frame = -1;  // the frame that entered the state
   };
   void ConnStateGauges() {
-    if (live_ || t_.facts.size() != t_.frames.size()) return;
+    if (live_) return;
     constexpr int64_t kQuarantineNs = 128'000'000;
     constexpr int64_t kHandshakeNs = 255'000'000;
-    int64_t closed_at = std::numeric_limits<int64_t>::max();  // the harness's first close of a DUT connection
+    constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+    int64_t closed_at = kNever;  // the harness's first close of a DUT connection
     for (const ControlRecord& c : t_.control) {
       if (c.host == kDutHost && c.kind == ControlRecord::Kind::kClose) closed_at = std::min(closed_at, c.time_ns);
     }
     std::map<uint32_t, std::vector<StateSpan>> spans;  // DUT's connection id -> spans
-    struct Open {
-      int64_t from = 0;
-      long frame = -1;
-      int64_t to = -1;  // the arrival that ended it
+    auto handshake = [&](uint64_t gauge, uint32_t id, long frame, int64_t end) {
+      const int64_t from = t_.frames[static_cast<size_t>(frame)].time_ns;
+      const int64_t to = closed_at <= from ? from : std::min({end, from + kHandshakeNs, closed_at});
+      spans[id].push_back({gauge, from, to, frame});
     };
-    std::map<uint32_t, Open> reqs, accs;                  // REQ_SENT, ACK_SENT by the DUT's id
-    std::map<std::pair<int, uint32_t>, uint32_t> peer_of;  // (peer host, peer's id) -> DUT's id
-    std::map<uint32_t, uint64_t> nonce_of;                  // DUT's id -> the connection's nonce
-    std::map<uint32_t, wire::ConnReason> disconnected;      // DUT's id -> reason of its first DISCONNECT
-    std::set<uint32_t> quarantined;
-    for (size_t i = 0; i < t_.frames.size(); ++i) {
-      const FrameRecord& r = t_.frames[i];
-      const FrameFacts& f = t_.facts[i];
-      if (!f.meta || r.event == FrameRecord::Event::kDrop) continue;
-      const bool tx = r.event == FrameRecord::Event::kTx && r.from_dut();
-      const bool rx = r.event == FrameRecord::Event::kRx && r.to_dut();
-      if (!tx && !rx) continue;
-      const auto op = static_cast<Opcode>(f.opcode);
-      const bool cm = op == Opcode::kConnectReq || op == Opcode::kConnectAck || op == Opcode::kConnectRej ||
-                      op == Opcode::kDisconnect || op == Opcode::kDisconnectAck;
-      std::optional<wire::ConnMgmtHeader> h;
-      uint8_t ver = 0;
-      if (cm) {
-        auto d = Decode(r);
-        if (!d || d->meta() == nullptr || d->meta()->cmh() == nullptr) continue;
-        h = *d->meta()->cmh();
-        ver = d->meta()->ch.ver;
-      }
-      if (tx) {
-        if (op == Opcode::kConnectReq || op == Opcode::kConnectAck) {  // the DUT's own id in src_conn_id
-          auto& open = op == Opcode::kConnectReq ? reqs : accs;
-          if (open.try_emplace(h->src_conn_id, Open{r.time_ns, static_cast<long>(i), -1}).second) {
-            nonce_of.try_emplace(h->src_conn_id, h->nonce);
-          }
-          if (op == Opcode::kConnectAck) peer_of[{r.dst_host, f.conn}] = h->src_conn_id;
-          continue;
-        }
-        const auto own = peer_of.find({r.dst_host, f.conn});  // other frames name the peer's id
-        if (own == peer_of.end()) continue;
-        const uint32_t id = own->second;
-        if (op == Opcode::kDisconnect) disconnected.try_emplace(id, h->reason);
-        // It answered a DISCONNECT in ESTABLISHED or ACK_SENT (rows 15, MROCE-CONN-014): QUARANTINE.
-        if (op == Opcode::kDisconnectAck && !disconnected.count(id) && quarantined.insert(id).second) {
-          spans[id].push_back({6, r.time_ns, r.time_ns + kQuarantineNs, static_cast<long>(i)});
-        }
-        continue;
-      }
-      // Arrived at the DUT, naming one of its connection ids.
-      const uint32_t id = f.conn;
-      if (op == Opcode::kConnectReq) continue;  // dst_conn_id 0
-      if (op == Opcode::kConnectAck || op == Opcode::kConnectRej) {
-        auto q = reqs.find(id);
-        if (q == reqs.end() || q->second.to >= 0) continue;
-        q->second.to = r.time_ns;
-        if (op == Opcode::kConnectAck) peer_of[{r.src_host, h->src_conn_id}] = id;
-        continue;
-      }
-      if (auto a = accs.find(id); a != accs.end() && a->second.to < 0) a->second.to = r.time_ns;
-      // The DISCONNECT_ACK of its own DISCONNECT (rows 17, 21): version 1 (MROCE-VER-001), the
-      // connection's nonce and the DISCONNECT's reason; one the DUT drops leaves it in DISC_SENT.
-      const auto dis = disconnected.find(id);
-      const auto nonce = nonce_of.find(id);
-      if (op == Opcode::kDisconnectAck && dis != disconnected.end() && nonce != nonce_of.end() && ver == 1 &&
-          h->nonce == nonce->second && h->reason == dis->second && quarantined.insert(id).second) {
-        spans[id].push_back({6, r.time_ns, r.time_ns + kQuarantineNs, static_cast<long>(i)});
-      }
+    for (const auto& [key, sends] : dut_requests_) {
+      const auto answer = answered_requests_.find(key);
+      handshake(1, std::get<1>(key), sends.front(), answer == answered_requests_.end() ? kNever : answer->second);
     }
-    for (auto* open : {&reqs, &accs}) {
-      for (const auto& [id, o] : *open) {
-        int64_t to = std::min(o.from + kHandshakeNs, o.from < closed_at ? closed_at : o.from);
-        if (o.to >= 0) to = std::min(to, o.to);
-        spans[id].push_back({open == &reqs ? 1u : 2u, o.from, to, o.frame});
-      }
+    for (const auto& [key, frame] : dut_accepts_) {
+      const std::pair<int, uint32_t> id{std::get<0>(key), MetaAt(frame).cmh()->src_conn_id};
+      int64_t end = kNever;
+      if (const auto used = used_ids_.find(id); used != used_ids_.end()) end = used->second.time;
+      if (const auto closed = due_closed_.find(id); closed != due_closed_.end()) end = std::min(end, closed->second.time);
+      handshake(2, id.second, frame, end);
     }
+    for (const auto& [id, d] : due_closed_) spans[id.second].push_back({6, d.time, d.time + kQuarantineNs, d.frame});
     for (const TelemetrySample& s : t_.telemetry) {
       if (s.host != kDutHost) continue;
       for (const auto& [name, value] : s.counters) {

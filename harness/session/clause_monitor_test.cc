@@ -1020,17 +1020,25 @@ TEST(ClauseMonitor, ConnStateGaugeReadsTheStateTheFramesShow) {
     EXPECT_EQ(RunClauseMonitor(rec).violation_counts[Rule("telemetry.conn-state")], 0u);
   }
   {
-    // The DUT answers a DISCONNECT (DISCONNECT_ACK, no DISCONNECT of its own): every later sample
-    // within 128 ms must read QUARANTINE (6); the Sender trace's samples read 3, 6 is right.
+    // A DISCONNECT arrives and the DUT answers it (DISCONNECT_ACK, no DISCONNECT of its own): every
+    // later sample within 128 ms must read QUARANTINE (6); the Sender trace's samples read 3, 6 is right.
     auto quarantine = [](RunRecord& rec) {
       const uint32_t peer = Meta(rec, static_cast<size_t>(Find(rec, true, Op(Opcode::kWrite))))->ch.dst_conn_id;
       const long req = Find(rec, true, Op(Opcode::kConnectReq));
       const long ack = Find(rec, false, Op(Opcode::kConnectAck));
-      FrameRecord d = rec.trace.frames[static_cast<size_t>(req)];
-      d.time_ns = rec.trace.frames[static_cast<size_t>(ack)].time_ns + 1'000;
+      const int64_t at = rec.trace.frames[static_cast<size_t>(ack)].time_ns + 1'000;
+      FrameRecord dis = rec.trace.frames[static_cast<size_t>(ack)];  // peer -> DUT, names the DUT's id
+      dis.time_ns = at;
+      dis.frame_no = 0;
+      FrameRecord d = rec.trace.frames[static_cast<size_t>(req)];  // DUT -> peer
+      d.time_ns = at;
       d.frame_no = 0;
-      rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, d);
+      rec.trace.frames.insert(rec.trace.frames.begin() + ack + 1, {dis, d});
       EditMeta(rec, ack + 1, [&](wire::MetaPacket& m) {
+        m.ch.opcode = Opcode::kDisconnect;
+        m.cmh()->reason = wire::ConnReason::kNormal;
+      });
+      EditMeta(rec, ack + 2, [&](wire::MetaPacket& m) {
         m.ch.opcode = Opcode::kDisconnectAck;
         m.ch.dst_conn_id = peer;
         m.cmh()->reason = wire::ConnReason::kNormal;
