@@ -30,7 +30,8 @@ Usage:
   ci/mutate.py --only ID --out DIR                  one mutant
   ci/mutate.py ... --resume                         keep DIR's measured mutants, run the rest
 Results: DIR/mutants.json, DIR/results.jsonl (one line per measured mutant), DIR/summary.md.
-Equivalent mutants: ci/mutants-equivalent.yaml (id -> reason), left out of the denominator.
+Equivalent mutants: ci/mutants-equivalent.yaml (id -> reason and line text), left out of the denominator;
+an id whose line moved is followed by its line text (--rewrite-equivalent renames it in the list).
 """
 import argparse
 import concurrent.futures
@@ -527,13 +528,78 @@ def select(mutants, seed, count):
 
 
 def load_equivalent(path):
+    """id -> {"reason", "line"}: a value is the reason, or a mapping with the reason and the mutated
+    line's original text (whitespace collapsed), which lets resolve_equivalent follow the mutant
+    when lines above it move."""
     if not os.path.exists(path):
         return {}
     import yaml
 
     with open(path) as f:
         data = yaml.safe_load(f) or {}
-    return {str(k): str(v) for k, v in data.items()}
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, dict):
+            out[str(k)] = {"reason": str(v.get("reason", "")), "line": v.get("line")}
+        else:
+            out[str(k)] = {"reason": str(v), "line": None}
+    return out
+
+
+def line_text(m):
+    return " ".join(m.before.split())
+
+
+def resolve_equivalent(equivalent, everything):
+    """Maps the listed ids onto the mutants of these sources: (id -> reason, [(old, new)] moved,
+    [old] stale). An id that no longer exists moved when exactly one mutant has its file, column,
+    operator and text hash, and the listed line text (of several, the one nearest the old line);
+    otherwise it is stale."""
+    by_id = {m.id: m for m in everything}
+    by_key = {}
+    for m in everything:
+        f, _line, col, op, h = m.id.rsplit(":", 4)
+        by_key.setdefault((f, col, op, h), []).append(m)
+    resolved, moved, stale = {}, [], []
+    for old, e in equivalent.items():
+        if old in by_id:
+            resolved[old] = e["reason"]
+            continue
+        parts = old.rsplit(":", 4)
+        cands = by_key.get((parts[0], parts[2], parts[3], parts[4]), []) if len(parts) == 5 else []
+        cands = [m for m in cands if e["line"] is not None and line_text(m) == " ".join(str(e["line"]).split())]
+        if len(cands) > 1:  # the same line text more than once in the file: the nearest to where it was
+            dist = sorted((abs(m.line - int(parts[1])), m.id) for m in cands)
+            cands = [m for m in cands if m.id == dist[0][1]] if dist[0][0] < dist[1][0] else cands
+        if len(cands) == 1 and cands[0].id not in equivalent:
+            resolved[cands[0].id] = e["reason"]
+            moved.append((old, cands[0].id))
+        else:
+            stale.append(old)
+    return resolved, moved, stale
+
+
+def write_equivalent(path, equivalent, moved, everything):
+    """Rewrites the list with moved ids renamed and every entry's line text recorded; the leading
+    comment block is kept."""
+    by_id = {m.id: m for m in everything}
+    rename = dict(moved)
+    header = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            header.append(line)
+    body = []
+    for old, e in equivalent.items():
+        i = rename.get(old, old)
+        text = line_text(by_id[i]) if i in by_id else e["line"]
+        body.append("%s:\n  reason: %s\n" % (json.dumps(i), json.dumps(e["reason"])))
+        if text is not None:
+            body[-1] += "  line: %s\n" % json.dumps(text)
+    with open(path + ".tmp", "w") as f:
+        f.write("".join(header) + "".join(body))
+    os.replace(path + ".tmp", path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -763,8 +829,9 @@ def summarize(meta, records, equivalent, sources):
             L.append("- `%s`: %s%s" % (r["id"], equivalent[r["id"]], note))
         L.append("")
     all_ids = meta.get("all_ids")
-    if all_ids is not None:
-        stale = sorted(i for i in equivalent if i not in all_ids)
+    if all_ids is not None or meta.get("stale_equivalent"):
+        stale = sorted(set(meta.get("stale_equivalent", [])) |
+                       {i for i in equivalent if all_ids is not None and i not in all_ids})
         if stale:
             L.append("## Stale ids in ci/mutants-equivalent.yaml (no such mutant at this commit)")
             L.append("")
@@ -792,6 +859,9 @@ def main(argv=None):
     ap.add_argument("--scratch", default="/work/tmp-mutate", help="scratch area for the worker trees")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per suite run")
     ap.add_argument("--equivalent", default=os.path.join(ROOT, "ci/mutants-equivalent.yaml"))
+    ap.add_argument("--rewrite-equivalent", action="store_true",
+                    help="rewrite the equivalent list: ids whose line moved renamed, each entry's line text "
+                         "recorded; builds and runs nothing")
     ap.add_argument("--resume", action="store_true", help="keep the mutants already measured in --out")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite mutants.json and summary.md from --out's results.jsonl (e.g. after editing the "
@@ -810,12 +880,21 @@ def main(argv=None):
         chosen = [by_id[i] for i in args.only]
     else:
         chosen = select(everything, args.seed, args.count)
-    equivalent = load_equivalent(args.equivalent)
+    listed = load_equivalent(args.equivalent)
+    equivalent, moved, stale = resolve_equivalent(listed, everything)
+    if args.rewrite_equivalent:
+        write_equivalent(args.equivalent, listed, moved, everything)
+        print("# %s: %d entries, %d renamed (lines moved), %d stale" % (args.equivalent, len(listed), len(moved),
+                                                                           len(stale)), file=sys.stderr)
+        for i in stale:
+            print("# stale id in %s: %s" % (args.equivalent, i), file=sys.stderr)
+        return 0
+    for old, new in moved:
+        print("# %s: %s moved to %s (same line text)" % (args.equivalent, old, new), file=sys.stderr)
     if args.list:
         for m in chosen:
             print("%s\t%s" % (m.id, " ".join(m.after.split())))
         print("# %d of %d candidate mutants (seed %d)" % (len(chosen), len(everything), args.seed), file=sys.stderr)
-        stale = [i for i in equivalent if i not in by_id]
         for i in stale:
             print("# stale id in %s: %s" % (args.equivalent, i), file=sys.stderr)
         return 0
@@ -849,7 +928,7 @@ def main(argv=None):
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": sha,
             "seed": args.seed, "count": args.count if not args.only else "--only", "harness": args.harness,
             "timeout_s": args.timeout,
-            "all_ids": set(by_id)}
+            "all_ids": set(by_id), "stale_equivalent": stale}
     records = []
     for m in chosen:
         d = m.as_dict()

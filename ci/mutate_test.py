@@ -248,3 +248,30 @@ def test_summary_excludes_stillborn_and_equivalent_from_the_denominator():
     assert "**kill rate: 66.7%** (2 killed / 3" in md
     assert "`zz`" in md  # stale equivalent id reported
     assert "| `b` | x.cc:2 |" in md and "| `d` |" not in md
+
+
+def test_equivalent_ids_follow_their_line_when_lines_above_move(tmp_path):
+    before = "int f(int a) {\n  return a + 1;\n}\nint g(int b) {\n  return b + 1;\n}\n"
+    after = "// a new first line\n" + before
+    old = {m.id: m for m in mutate.generate(before, "t.cc")}
+    new = mutate.generate(after, "t.cc")
+    g_inc = [i for i, m in old.items() if m.op == "int_inc" and m.line == 5][0]
+    f_inc = [i for i, m in old.items() if m.op == "int_inc" and m.line == 2][0]
+    path = tmp_path / "eq.yaml"
+    path.write_text("# header kept\n%s:\n  reason: \"r1\"\n  line: \"return b + 1;\"\n%s: \"r2\"\n" % (g_inc, f_inc))
+    listed = mutate.load_equivalent(str(path))
+    resolved, moved, stale = mutate.resolve_equivalent(listed, new)
+    g_new = [m.id for m in new if m.op == "int_inc" and m.line == 6][0]
+    assert moved == [(g_inc, g_new)] and resolved == {g_new: "r1"}
+    assert stale == [f_inc]  # no line text recorded: not followed
+    # Rewritten, both carry their line text from now on (the stale one keeps what it had).
+    mutate.write_equivalent(str(path), listed, moved, new)
+    text = path.read_text()
+    assert text.startswith("# header kept\n")
+    again = mutate.load_equivalent(str(path))
+    assert again[g_new] == {"reason": "r1", "line": "return b + 1;"}
+    assert again[f_inc] == {"reason": "r2", "line": None}
+    # A line whose text changed is not followed.
+    changed = mutate.generate(after.replace("return b + 1;", "return b  +  1; // x"), "t.cc")
+    _, moved2, stale2 = mutate.resolve_equivalent({g_inc: {"reason": "r1", "line": "return b + 1;"}}, changed)
+    assert moved2 == [] and stale2 == [g_inc]
