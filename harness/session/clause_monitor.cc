@@ -18,7 +18,7 @@ namespace {
 enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
-  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
+  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kInitialWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kConnStateGauge, kRuleCount
@@ -42,7 +42,7 @@ const std::vector<MonitorRule>& Rules() {
       {"header.stream-id", "MROCE-STRM-001", "stream_id below the negotiated max_streams"},
       {"encap.plane", "MROCE-ENC-009", "data and PROBE of path p, and the PROBE_ACK for path p, leave through plane p mod num_planes"},
       {"data.segmentation", "MROCE-STRM-007", "msg_offset a multiple of the MTU and below msg_len (0 in an empty message), payload_len = min(MTU, msg_len - msg_offset)"},
-      {"data.ack-requested", "MROCE-ACK-014", "AR on the last packet of every message and on every packet with RTX"},
+      {"data.ack-requested", "MROCE-ACK-014", "AR on the last packet of every message, on every packet with RTX, on a new PSN p with p - snd_una = 255 (snd_una from the ACKs that arrived) and on a new packet after which the initial window has no room for another full-MTU packet (while data.initial-window knows the window)"},
       {"data.message-fields", "MROCE-STRM-004", "every packet of one message carries the same opcode, msg_len and MEH fields; a segment sent again the same bytes"},
       {"data.psn-sequence", "MROCE-PATH-006", "the first new PSN of a path is 0 (in a later epoch the PROBEs' PSN), each further new PSN the previous + 1"},
       {"data.retransmission", "MROCE-LOSS-002", "a PSN sent again on its path and epoch carries RTX and the original's opcode, flags and content"},
@@ -51,6 +51,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.epoch", "MROCE-PATH-008", "data starts in epoch 0; a path's epoch changes only to one its PROBEs announced, above the current"},
       {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before 3 PROBE_ACKs matching the epoch's PROBEs arrived"},
       {"data.window", "MROCE-PATH-007", "a new PSN p only while p - snd_una < 256, snd_una from the ACKs that arrived"},
+      {"data.initial-window", "MROCE-CC-003", "in each epoch of a path, until an ACK or NACK naming the epoch arrived or the DUT sent a packet of it again or with RTX, cwnd is the initial 4 x MTU (MROCE-CC-002, MROCE-PATH-018): no new data packet once its payload_len plus the payload bytes sent in the epoch exceed it, unless nothing was sent in the epoch"},
       {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
       {"data.rnr-hold", "MROCE-RNR-005", "after an RNR NACK for an outstanding PSN of the path's epoch arrived (info us): no retransmission of that PSN for max(info, 1) us, and one by 2 x max(info, 1) + 100 us + G, unless meanwhile a later RNR NACK for it, an ACK of it, a PROBE of the path, the connection's close or error, the eighth RNR NACK or a hint below 1 Gb/s (simulated clock only)", true},
       {"data.reads-outstanding", "MROCE-PLACE-013", "a new READ_REQ only while fewer than 64 READs of the connection are outstanding (from the READ_REQ until all its READ_RESP bytes arrived)"},
@@ -130,6 +131,12 @@ struct TxPath {
   std::vector<std::pair<int64_t, uint32_t>> cum_history;  // (time, epsn) each time cum rose.
   std::map<uint32_t, int64_t> sacked;                      // PSN -> time first SACKed.
   uint32_t una = 0;
+  // The epoch's window while it is certainly the initial 4 x MTU (MROCE-CC-002, PATH-018): no ACK
+  // or NACK naming the epoch arrived (the only inputs that move cwnd apart from an RTO, whose
+  // retransmission comes before any new data, MROCE-LOSS-004) and no packet sent again or with RTX.
+  bool initial_window = true;
+  uint64_t initial_sent = 0;  // payload bytes of the epoch's new packets while initial_window holds
+  std::set<uint8_t> feedback;  // epochs an ACK or NACK named that arrived
   // PROBEs the DUT sent: epoch -> (psn, frame of the first); (epoch, probe_seq, tx_time) of each.
   std::map<uint8_t, std::pair<uint32_t, long>> probe_psn;
   std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes;
@@ -700,6 +707,8 @@ class Monitor {
              "matching PROBE_ACKs", 3, p.probe_acks[ch.path_epoch], probe->second.second);
       p.epoch = ch.path_epoch;
       p.first = p.next_new = p.una = probe->second.first;
+      p.initial_window = true;
+      p.initial_sent = 0;
       p.sent.clear();
       p.have_cum = false;
       p.cum_history.clear();
@@ -730,11 +739,38 @@ class Monitor {
       const uint32_t ahead = ch.psn - p.una;
       Expect(kWindow, ahead < 256, i, "new PSN " + Str(ch.psn) + " while snd_una is " + Str(p.una) + " (window 256)",
              "psn - snd_una", 255, ahead);
+      // MROCE-ACK-014: no room for another packet. The monitor's snd_una is at or above the DUT's
+      // (it counts every ACK that arrived, the DUT perhaps not all yet), so 255 here is 255 there.
+      if (ahead == 255) {
+        Expect(kAckRequested, ch.Has(wire::kFlagAr), i,
+               "new PSN " + Str(ch.psn) + " = snd_una + 255 (the window's last PSN) without AR", "ch.flags.ar", 1, 0);
+      }
+      if (ch.Has(wire::kFlagRtx)) p.initial_window = false;
+      if (p.initial_window && !p.feedback.count(p.epoch) && n.mtu != 0) {
+        const uint64_t cwnd = 4ull * n.mtu;
+        const uint64_t len = m.payload.size();
+        Judged(kInitialWindow);
+        if (p.initial_sent != 0 && p.initial_sent + len > cwnd) {
+          Values(Violate(kInitialWindow, i,
+                         "new packet of " + Str(len) + " payload bytes with " + Str(p.initial_sent) +
+                             " in flight in the initial window of 4 x MTU = " + Str(cwnd) + " (no ACK or NACK of path " +
+                             Str(ch.path_id) + " epoch " + Str(p.epoch) + " arrived)"),
+                 "bytes in flight + payload_len", cwnd, p.initial_sent + len);
+        }
+        if (p.initial_sent + len + n.mtu > cwnd) {
+          Expect(kAckRequested, ch.Has(wire::kFlagAr), i,
+                 "new packet after which the initial window (4 x MTU = " + Str(cwnd) + ", " + Str(p.initial_sent + len) +
+                     " bytes in flight) has no room for another full-MTU packet, without AR",
+                 "ch.flags.ar", 1, 0);
+        }
+        p.initial_sent += len;
+      }
       p.sent[ch.psn] = i;
       p.next_new = ch.psn + 1;
       return;
     }
     // The same PSN again on this path and epoch: a retransmission.
+    p.initial_window = false;
     const wire::MetaPacket o = MetaAt(seen->second);
     constexpr uint16_t kMayDiffer = wire::kFlagAr | wire::kFlagRtx;
     const bool same = o.ch.opcode == ch.opcode && (o.ch.flags & ~kMayDiffer) == (ch.flags & ~kMayDiffer) &&
@@ -1277,6 +1313,7 @@ class Monitor {
     if (!known) return;
     const Negotiated& n = conns_.at(k->second);
     const uint8_t path = m->ch.path_id;
+    if (op == Opcode::kAck || op == Opcode::kNack) Tx(k->second, n, path).feedback.insert(m->ch.path_epoch);
     const bool ce = r.ce || fr->ecn() == 3;
     if (op == Opcode::kReadResp && m->meh() != nullptr) {
       auto reads = reads_.find({k->second, n.generation});

@@ -163,6 +163,15 @@ void ExpectFires(const RunRecord& rec, std::string_view rule) {
   EXPECT_GT(rep.violation_counts[Rule(rule)], 0u) << rule << " did not fire; it saw:\n" << Describe(rec, rep);
 }
 
+// As ExpectFires, with a violation of `rule` whose reason contains `reason`.
+void ExpectFiresWith(const RunRecord& rec, std::string_view rule, std::string_view reason) {
+  const MonitorReport rep = RunClauseMonitor(rec);
+  const bool found = std::any_of(rep.violations.begin(), rep.violations.end(), [&](const MonitorViolation& v) {
+    return MonitorRules()[v.rule].id == rule && v.reason.find(reason) != std::string::npos;
+  });
+  EXPECT_TRUE(found) << rule << " did not fire with \"" << reason << "\"; the monitor saw:\n" << Describe(rec, rep);
+}
+
 TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
   std::vector<size_t> judged(MonitorRules().size(), 0);
   for (const RunRecord* rec : {&Sender(), &Receiver(), &Probing()}) {
@@ -358,13 +367,60 @@ TEST(ClauseMonitor, SenderSequenceRules) {
     EXPECT_EQ(rec.harness_error, "");
     EXPECT_GT(rec.trace.frames.size(), 1000u) << rec.dut_error << " / " << rec.dut_failure << " / "
                                                << (rec.trace.control.empty() ? "" : rec.trace.control.back().detail);
-    EXPECT_TRUE(RunClauseMonitor(rec).violations.empty()) << Describe(rec, RunClauseMonitor(rec));
+    const MonitorReport clean = RunClauseMonitor(rec);
+    EXPECT_TRUE(clean.violations.empty()) << Describe(rec, clean);
+    EXPECT_GT(clean.judged[Rule("data.initial-window")], 0u);
+    {
+      // Full-MTU segments of one message: the fourth fills the initial window of 4 x MTU (MROCE-CC-002),
+      // so it leaves no room for another and needs AR (MROCE-ACK-014) though it is not the last.
+      RunRecord no_ar = rec;
+      const long fourth = Find(no_ar, true, [](const FrameRecord&, const wire::MetaPacket& m) {
+        return m.ch.opcode == Opcode::kWrite && m.ch.psn == 3;
+      });
+      ASSERT_FALSE(Meta(no_ar, static_cast<size_t>(fourth))->ch.Has(wire::kFlagLast));
+      EditMeta(no_ar, fourth, [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr, false); });
+      ExpectFiresWith(no_ar, "data.ack-requested", "has no room for another full-MTU packet");
+      // The third leaves room for one more: AR there stays free (MROCE-ACK-015).
+      RunRecord third = rec;
+      EditMeta(third, Find(third, true, [](const FrameRecord&, const wire::MetaPacket& m) {
+                 return m.ch.opcode == Opcode::kWrite && m.ch.psn == 2;
+               }),
+               [](wire::MetaPacket& m) { m.ch.Set(wire::kFlagAr, true); });
+      EXPECT_TRUE(RunClauseMonitor(third).violations.empty());
+    }
+    // The ACKs it received acknowledge nothing now: snd_una stays 0 for the monitor, so PSN 256
+    // outruns the window, and PSN 255, the window's last, needed AR (the DUT, which had its ACKs,
+    // sent it without).
+    RunRecord nothing = rec;
+    for (size_t i = 0; i < nothing.trace.frames.size(); ++i) {
+      if (!ToDut(nothing.trace.frames[i])) continue;
+      auto m = Meta(nothing, i);
+      if (!m || m->ch.opcode != Opcode::kAck) continue;
+      EditMeta(nothing, static_cast<long>(i), [](wire::MetaPacket& a) {
+        a.ack()->epsn = 0;
+        a.ack()->sack = {};
+      });
+    }
+    ExpectFires(nothing, "data.window");
+    ExpectFiresWith(nothing, "data.ack-requested", "= snd_una + 255");
+    // With the ACKs gone the initial window never opens: the fifth packet outruns it.
     std::erase_if(rec.trace.frames, [&](const FrameRecord& f) {
       if (!ToDut(f)) return false;
       auto fr = Trace::Decode(f, rec.trace.meta_port);
       return fr.ok() && fr->meta() && fr->meta()->ch.opcode == Opcode::kAck;
     });
-    ExpectFires(rec, "data.window");
+    ExpectFiresWith(rec, "data.initial-window", "in the initial window of 4 x MTU");
+  }
+  {
+    // The ACKs of path 0 name another epoch: for the monitor the initial window never opened.
+    RunRecord rec = Sender();
+    for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+      if (!ToDut(rec.trace.frames[i])) continue;
+      auto m = Meta(rec, i);
+      if (!m || m->ch.opcode != Opcode::kAck || m->ch.path_id != 0) continue;
+      EditMeta(rec, static_cast<long>(i), [](wire::MetaPacket& a) { a.ch.path_epoch = 9; });
+    }
+    ExpectFiresWith(rec, "data.initial-window", "no ACK or NACK of path 0 epoch 0 arrived");
   }
 }
 
