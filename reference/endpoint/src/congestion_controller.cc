@@ -17,14 +17,14 @@ int64_t CongestionController::BucketCap() const {
 
 void CongestionController::ResetPath(int path) {
   PathWindow& w = paths_[path];
-  w.cwnd_bytes = uint64_t{spec::kCwndInitMtus} * config_.mtu;  // MROCE-CC-002
+  w.cwnd_bytes = uint64_t{config_.init_mtus} * config_.mtu;  // MROCE-CC-002
   w.last_decrease_at = kNever;
 }
 
 bool CongestionController::Halve(int path, TimeNs srtt, TimeNs now) {
   PathWindow& w = paths_[path];
   // MROCE-CC-005: at most one decrease per SRTT of the path (no sample yet: no spacing).
-  if (w.last_decrease_at != kNever && now - w.last_decrease_at < srtt) return false;
+  if (w.last_decrease_at != kNever && now - w.last_decrease_at < srtt && !config_.halve_every_ece) return false;
   w.cwnd_bytes = std::max<uint64_t>(uint64_t{spec::kCwndMinMtus} * config_.mtu, w.cwnd_bytes / 2);
   w.last_decrease_at = now;
   return true;
@@ -35,7 +35,7 @@ bool CongestionController::OnAck(int path, uint64_t acked_payload, bool congesti
   if (congestion && !config_.ignore_ecn) return Halve(path, srtt, now);
   if (acked_payload == 0) return false;
   // MROCE-CC-004: cwnd += floor(MTU * B / cwnd), up to cwnd_max.
-  w.cwnd_bytes += config_.mtu * acked_payload / std::max<uint64_t>(w.cwnd_bytes, 1);
+  w.cwnd_bytes += config_.ai_mtus * config_.mtu * acked_payload / std::max<uint64_t>(w.cwnd_bytes, 1);
   w.cwnd_bytes = std::min<uint64_t>(w.cwnd_bytes, uint64_t{spec::kCwndMaxMtus} * config_.mtu);
   return false;
 }
@@ -44,7 +44,7 @@ bool CongestionController::OnLoss(int path, TimeNs srtt, TimeNs now) { return Ha
 
 bool CongestionController::OnRto(int path, TimeNs now) {
   PathWindow& w = paths_[path];
-  const uint64_t one = uint64_t{spec::kCwndMinMtus} * config_.mtu;
+  const uint64_t one = uint64_t{config_.rto_mtus} * config_.mtu;
   w.last_decrease_at = now;
   if (w.cwnd_bytes == one) return false;
   w.cwnd_bytes = one;  // MROCE-CC-006 / MROCE-RTO-006

@@ -52,6 +52,7 @@ void Connection::SetupPaths(uint8_t num_paths, uint8_t num_planes, uint16_t mtu,
   version_ = version;
   RttConfig rtt;
   rtt.backoff = !Quirk(Quirk::kNoRtoBackoff);
+  if (Quirk(Quirk::kRtoInitial2ms)) rtt.initial_rto = 2 * spec::kRtoInitial;
   const int port_order = HasVariant(Variant::kEntropySequential) ? 1 : HasVariant(Variant::kEntropyDescending) ? -1 : 0;
   const int first_path = HasVariant(Variant::kFirstPathLast) ? num_paths - 1 : HasVariant(Variant::kFirstPathMiddle) ? num_paths / 2 : 0;
   paths_ = std::make_unique<PathSet>(num_paths, num_planes, seed_ ^ (uint64_t{local_id_} << 17), rtt, port_order, first_path);
@@ -67,6 +68,10 @@ void Connection::SetupPaths(uint8_t num_paths, uint8_t num_planes, uint16_t mtu,
     cc.bucket_bytes = std::max<uint32_t>(16384, 2 * cc.full_packet_ip_bytes) - cc.full_packet_ip_bytes;
   }
   cc.ignore_ecn = Quirk(Quirk::kIgnoreEcn);
+  if (Quirk(Quirk::kInitialWindow8Mtu)) cc.init_mtus = 8;
+  if (Quirk(Quirk::kRtoWindowTwoMtu)) cc.rto_mtus = 2;
+  if (Quirk(Quirk::kAdditiveIncreaseDouble)) cc.ai_mtus = 2;
+  cc.halve_every_ece = Quirk(Quirk::kHalveEveryEce);
   cc.ignore_rate_hint = Quirk(Quirk::kIgnoreRateHint);
   cc.ignore_cwnd = Quirk(Quirk::kIgnoreWindow);
   cc_ = std::make_unique<CongestionController>(cc, num_paths);
@@ -113,6 +118,7 @@ bool FlushesPosts(ConnState s) {
 Status Connection::PostRecv(uint16_t stream, uint8_t* buffer, uint32_t length, uint64_t wr_id) {
   if (stream >= max_streams_) return MakeError("limit.streams", "stream id beyond negotiated max_streams");
   if (FlushesPosts(state_)) {
+    if (Quirk(Quirk::kRecvAfterErrorLost)) return OkStatus();  // deviation: no completion
     // MROCE-CMPL-011: completes with WR_FLUSH_ERR, nothing sent.
     Completion c;
     c.wr_id = wr_id;
@@ -190,6 +196,7 @@ void Connection::Emit(wire::MetaPacket pkt, uint8_t path_for_entropy, uint8_t pl
     f.ip = ip;
   } else {
     wire::Ipv4Header ip;  // DF, id 0, TTL 64, ECT(0)
+    if (Quirk(Quirk::kControlNotEct) && !wire::IsDataOpcode(pkt.ch.opcode)) ip.ecn = 0;  // deviation: Not-ECT
     ip.src = ctx_.config.ip;
     ip.dst = peer_.ip;
     f.ip = ip;
@@ -305,7 +312,7 @@ void Connection::AbortByPeer(TimeNs now) {
 void Connection::EnterQuarantine(TimeNs now) {
   state_ = ConnState::kQuarantine;
   cm_deadline_ = kNever;
-  quarantine_until_ = now + kQuarantine;
+  quarantine_until_ = now + (Quirk(Quirk::kQuarantine64ms) ? kQuarantine / 2 : kQuarantine);
 }
 
 void Connection::BeginClose(TimeNs now) {
@@ -447,7 +454,7 @@ void Connection::ForEachTelemetry(const TelemetryFn& fn, TimeNs now) const {
     if (name == "x_pacing_rate_mbps" && cc_) v = cc_->pacing_rate_mbps(now);
     fn(conn + std::string(name), v);
   });
-  fn(conn + "conn_state", ConnStateGauge(state_));
+  fn(conn + "conn_state", state_ == ConnState::kQuarantine && Quirk(Quirk::kQuarantineGaugeClosed) ? 0 : ConnStateGauge(state_));
   fn(conn + "active_senders", ctx_.rate_hints.CountActive(now));
   fn(conn + "state_bytes", StateBytes());
   if (!paths_) return;

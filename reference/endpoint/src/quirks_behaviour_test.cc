@@ -527,6 +527,555 @@ TEST(QuirkBehaviour, IgnoreWindow) {
   EXPECT_EQ(run("ignore_window"), 16u);
 }
 
+// --- The quirks of stop 39: realistic one-line slips, one behaviour each -------------------------
+
+// A's frames with opcode `op` (all, dropped or not) and the times they left.
+std::vector<std::pair<TimeNs, wire::Frame>> Sent(const Loop& loop, int from, wire::Opcode op) {
+  std::vector<std::pair<TimeNs, wire::Frame>> out;
+  for (const Loop::Sent& s : loop.log()) {
+    auto f = wire::ParseFrame(s.bytes);
+    if (s.from == from && f.ok() && f->meta() != nullptr && f->meta()->ch.opcode == op) out.emplace_back(s.at, *f);
+  }
+  return out;
+}
+
+// The value of the first telemetry name of `ep` that ends with `suffix`.
+uint64_t Telem(const Endpoint& ep, std::string_view suffix) {
+  std::optional<uint64_t> v;
+  ep.ForEachTelemetry([&](std::string_view name, uint64_t value) {
+    if (!v && name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) v = value;
+  });
+  EXPECT_TRUE(v.has_value()) << suffix;
+  return v.value_or(0);
+}
+
+// One WRITE of `len` bytes over one path, run to completion: the WRITE frames A sent.
+std::vector<wire::Frame> OneWrite(const char* q, uint32_t len) {
+  Loop loop(WithQuirks(q, OnePath()));
+  const ConnId conn = Establish(loop);
+  std::vector<uint8_t> src(len, 1), region(len);
+  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), len, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+  return Frames(loop, 0, wire::Opcode::kWrite);
+}
+
+TEST(QuirkBehaviour, ArOnlyOnLast) {
+  auto window_ar = [](const char* q) {
+    size_t n = 0;
+    for (const wire::Frame& f : OneWrite(q, 16 * 1024)) {
+      const auto& ch = f.meta()->ch;
+      n += ch.Has(wire::kFlagAr) && !ch.Has(wire::kFlagLast) && !ch.Has(wire::kFlagRtx);
+    }
+    return n;
+  };
+  EXPECT_GT(window_ar(""), 0u);  // the 4th packet fills the initial window (MROCE-ACK-014)
+  EXPECT_EQ(window_ar("ar_only_on_last"), 0u);
+}
+
+TEST(QuirkBehaviour, FirstOnEverySegment) {
+  // (segments after the first, those of them with FIRST)
+  auto first_inside = [](const char* q) {
+    size_t inside = 0, n = 0;
+    for (const wire::Frame& f : OneWrite(q, 8 * 1024)) {
+      inside += f.meta()->meh()->msg_offset != 0;
+      n += f.meta()->ch.Has(wire::kFlagFirst) && f.meta()->meh()->msg_offset != 0;
+    }
+    EXPECT_GT(inside, 0u);
+    return std::make_pair(inside, n);
+  };
+  EXPECT_EQ(first_inside("").second, 0u);  // MROCE-HDR-006
+  const auto quirk = first_inside("first_on_every_segment");
+  EXPECT_EQ(quirk.second, quirk.first);
+}
+
+TEST(QuirkBehaviour, ImmFlagOnWrite) {
+  auto imm = [](const char* q) {
+    size_t n = 0;
+    for (const wire::Frame& f : OneWrite(q, 4 * 1024)) n += f.meta()->ch.Has(wire::kFlagImm);
+    return n;
+  };
+  EXPECT_EQ(imm(""), 0u);
+  EXPECT_EQ(imm("imm_flag_on_write"), 4u);
+}
+
+// Path 1 loses its data for 10 ms: it fails, is probed and comes back.
+template <typename F>
+auto WithFailedPath(const char* q, F probe) {
+  Loop loop(WithQuirks(q), [](int dir, const wire::FrameView& v, TimeNs now) {
+    Verdict out;
+    out.drop = dir == 0 && IsData(v) && v.meta_path_id() == 1 && now < 10 * kMillisecond;
+    return out;
+  });
+  const ConnId conn = Establish(loop);
+  Workload w;
+  w.Run(loop, conn);
+  w.Check(loop, 100 * kMillisecond);
+  return probe(loop);
+}
+
+TEST(QuirkBehaviour, ProbeSeqStuck) {
+  auto seqs = [](const char* q) {
+    return WithFailedPath(q, [](Loop& loop) {
+      std::set<uint32_t> s;
+      for (const wire::Frame& f : Frames(loop, 0, wire::Opcode::kProbe)) s.insert(f.meta()->prh()->probe_seq);
+      return s;
+    });
+  };
+  EXPECT_GT(seqs("").size(), 1u);  // 1, 2, 3 ... (MROCE-PATH-016)
+  EXPECT_EQ(seqs("probe_seq_stuck"), std::set<uint32_t>{1});
+}
+
+TEST(QuirkBehaviour, ProbeAckTxTimeZero) {
+  auto zero_echoes = [](const char* q) {
+    return WithFailedPath(q, [](Loop& loop) {
+      size_t zero = 0, all = 0;
+      for (const wire::Frame& f : Frames(loop, 1, wire::Opcode::kProbeAck)) {
+        ++all;
+        zero += f.meta()->prh()->tx_time == 0;
+      }
+      EXPECT_GT(all, 0u);
+      return zero;
+    });
+  };
+  EXPECT_EQ(zero_echoes(""), 0u);  // MROCE-PATH-020
+  EXPECT_GT(zero_echoes("probe_ack_tx_time_zero"), 0u);
+}
+
+TEST(QuirkBehaviour, RetryLimitEight) {
+  // Every copy of the first WRITE is lost; 300 more keep leaving (paced by B's 1 Gb/s hint), and
+  // the ACKs for them deem it lost again each time (MROCE-LOSS-007) until the retry limit.
+  auto run = [](const char* q) {
+    EndpointConfig a = WithQuirks(q, OnePath()), b = WithQuirks(q, OnePath());
+    a.mtu = b.mtu = 256;
+    b.link_capacity_mbps = 1000;
+    Loop loop(a, b, [](int dir, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      out.drop = dir == 0 && v.is_meta() && v.meta_opcode() == static_cast<uint8_t>(wire::Opcode::kWrite) && v.meta_psn() == 0;
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(16, 1), region(16 * 301);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    for (uint64_t i = 0; i < 301; ++i) {
+      EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16, mr->va + 16 * i, mr->rkey, i + 1, std::nullopt, loop.now()).ok());
+    }
+    std::vector<Completion> done = RunFor(loop, loop.a(), 301, 50 * kMillisecond);
+    size_t copies = 0;
+    for (const wire::Frame& f : Frames(loop, 0, wire::Opcode::kWrite)) copies += f.meta()->ch.psn == 0 && f.meta()->ch.path_epoch == 0;
+    const bool exceeded = std::any_of(done.begin(), done.end(), [](const Completion& c) {
+      return c.wr_id == 1 && c.status == CompletionStatus::kRetryExceeded;
+    });
+    EXPECT_TRUE(exceeded) << q;
+    return copies;
+  };
+  EXPECT_EQ(run(""), 8u);  // the first transmission and 7 retransmissions (MROCE-LOSS-008)
+  EXPECT_EQ(run("retry_limit_eight"), 9u);
+}
+
+TEST(QuirkBehaviour, ReadsOutstanding65) {
+  auto run = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()), [](int dir, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      out.drop = dir == 1 && v.is_meta() && v.meta_opcode() == static_cast<uint8_t>(wire::Opcode::kReadResp);
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> dst(16 * 100), region(16 * 100, 3);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteRead);
+    for (uint64_t i = 0; i < 100; ++i) {
+      EXPECT_TRUE(loop.a().PostRead(conn, 0, dst.data() + 16 * i, 16, mr->va + 16 * i, mr->rkey, i + 1, loop.now()).ok());
+    }
+    loop.RunUntil([] { return false; }, loop.now() + 200 * kMicrosecond);  // before any RTO
+    size_t fresh = 0;  // new READ_REQs (B's NACKs or ACKs may cause retransmissions too)
+    for (const wire::Frame& f : Frames(loop, 0, wire::Opcode::kReadReq)) fresh += !f.meta()->ch.Has(wire::kFlagRtx);
+    return fresh;
+  };
+  EXPECT_EQ(run(""), 64u);  // MROCE-PLACE-013
+  EXPECT_EQ(run("reads_outstanding_65"), 65u);
+}
+
+// Data packets A sent on one path before the first ACK reached it (emission + 2 us link).
+size_t SentBeforeFirstAck(const char* q) {
+  Loop loop(WithQuirks(q, OnePath()));
+  const ConnId conn = Establish(loop);
+  std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
+  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+  const auto acks = Sent(loop, 1, wire::Opcode::kAck);
+  const TimeNs first_ack_arrival = acks.empty() ? kNever : acks.front().first + 2 * kMicrosecond;
+  size_t before = 0;
+  for (const auto& [at, f] : Sent(loop, 0, wire::Opcode::kWrite)) before += at < first_ack_arrival;
+  return before;
+}
+
+TEST(QuirkBehaviour, InitialWindow8Mtu) {
+  EXPECT_EQ(SentBeforeFirstAck(""), 4u);  // MROCE-CC-002
+  EXPECT_EQ(SentBeforeFirstAck("initial_window_8mtu"), 8u);
+}
+
+// One path whose ACKs are all lost for 5 ms: the cwnd gauge 1.2 ms after a WRITE, past the first RTO.
+uint64_t CwndAfterRto(const char* q) {
+  Loop loop(WithQuirks(q, OnePath()), [](int dir, const wire::FrameView& v, TimeNs now) {
+    Verdict out;
+    out.drop = dir == 1 && v.is_meta() && v.meta_opcode() == static_cast<uint8_t>(wire::Opcode::kAck) && now < 5 * kMillisecond;
+    return out;
+  });
+  const ConnId conn = Establish(loop);
+  std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
+  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  loop.RunUntil([] { return false; }, loop.now() + 1200 * kMicrosecond);
+  EXPECT_EQ(Telem(loop.a(), ".rto_events"), 1u);
+  return Telem(loop.a(), ".cwnd_bytes");
+}
+
+TEST(QuirkBehaviour, RtoWindowTwoMtu) {
+  EXPECT_EQ(CwndAfterRto(""), 1024u);  // 1 MTU (MROCE-CC-006)
+  EXPECT_EQ(CwndAfterRto("rto_window_two_mtu"), 2048u);
+}
+
+TEST(QuirkBehaviour, AdditiveIncreaseDouble) {
+  auto cwnd = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(64 * 1024, 1), region(64 * 1024);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 64 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+    return Telem(loop.a(), ".cwnd_bytes");
+  };
+  const uint64_t spec = cwnd(""), quirk = cwnd("additive_increase_double");
+  EXPECT_GT(spec, 4096u);
+  EXPECT_GT(quirk, spec);
+}
+
+TEST(QuirkBehaviour, HalveEveryEce) {
+  // Two marked ACKs at once: one decrease (MROCE-CC-005), or two.
+  auto decreases = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()), [](int dir, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      out.ce_mark = dir == 0 && IsData(v);
+      out.duplicate = dir == 1 && v.is_meta() && v.meta_opcode() == static_cast<uint8_t>(wire::Opcode::kAck);
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(4 * 1024, 1), region(4 * 1024);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+    loop.RunUntil([] { return false; }, loop.now() + 10 * kMicrosecond);  // the copy of the last ACK too
+    return Telem(loop.a(), ".cwnd_decreases");
+  };
+  EXPECT_EQ(decreases(""), 1u);
+  EXPECT_GT(decreases("halve_every_ece"), 1u);
+}
+
+TEST(QuirkBehaviour, RtoInitial2ms) {
+  auto first_rto = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()), [](int dir, const wire::FrameView& v, TimeNs now) {
+      Verdict out;
+      out.drop = dir == 0 && IsData(v) && now < 10 * kMillisecond;
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(100, 1), region(100);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 100, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    loop.RunUntil([] { return false; }, loop.now() + 5 * kMillisecond);
+    const auto w = Sent(loop, 0, wire::Opcode::kWrite);
+    EXPECT_GE(w.size(), 2u);
+    return w.size() < 2 ? 0 : w[1].first - w[0].first;
+  };
+  EXPECT_EQ(first_rto(""), 1 * kMillisecond);  // MROCE-RTO-004
+  EXPECT_EQ(first_rto("rto_initial_2ms"), 2 * kMillisecond);
+}
+
+// B's ACKs for one 64 KiB WRITE over one path, each data packet of A CE-marked when `mark` says so.
+std::vector<wire::Frame> AcksOf(const char* q, const std::function<bool(const wire::FrameView&)>& mark) {
+  Loop loop(WithQuirks(q, OnePath()), [mark](int dir, const wire::FrameView& v, TimeNs) {
+    Verdict out;
+    out.ce_mark = dir == 0 && IsData(v) && mark(v);
+    return out;
+  });
+  const ConnId conn = Establish(loop);
+  std::vector<uint8_t> src(64 * 1024, 1), region(64 * 1024);
+  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 64 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+  return Frames(loop, 1, wire::Opcode::kAck);
+}
+
+TEST(QuirkBehaviour, TriggerPsnIsEpsn) {
+  auto at_epsn = [](const char* q) {
+    size_t n = 0;
+    for (const wire::Frame& f : AcksOf(q, [](const wire::FrameView&) { return false; })) n += f.meta()->ack()->trigger_psn == f.meta()->ack()->epsn;
+    return n;
+  };
+  EXPECT_EQ(at_epsn(""), 0u);  // the PSN that arrived (MROCE-ACK-004)
+  EXPECT_GT(at_epsn("trigger_psn_epsn"), 0u);
+}
+
+TEST(QuirkBehaviour, EceOnEveryAck) {
+  auto ece = [](const char* q) {
+    size_t n = 0;
+    for (const wire::Frame& f : AcksOf(q, [](const wire::FrameView& v) { return v.meta_psn() == 0; })) n += f.meta()->ch.Has(wire::kFlagEce);
+    return n;
+  };
+  EXPECT_LE(ece(""), 1u);  // only an ACK whose trigger was the marked packet
+  EXPECT_GT(ece("ece_on_every_ack"), 3u);
+}
+
+TEST(QuirkBehaviour, CeCountDoubled) {
+  auto ce = [](const char* q) {
+    uint64_t n = 0;
+    for (const wire::Frame& f : AcksOf(q, [](const wire::FrameView&) { return true; })) n += f.meta()->ack()->ce_count;
+    return n;
+  };
+  const uint64_t spec = ce("");
+  EXPECT_GT(spec, 0u);
+  EXPECT_EQ(ce("ce_count_doubled"), 2 * spec);
+}
+
+TEST(QuirkBehaviour, AckDelayInUs) {
+  // A lone packet without AR: B acknowledges it when its 4 us ACK timer runs out (MROCE-ACK-006).
+  auto delay = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    Establish(loop);
+    std::vector<uint8_t> region(64);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    DataSpec d;
+    d.va = mr->va;
+    d.rkey = mr->rkey;
+    d.flags = 0;
+    loop.Inject(1, DataFrame(loop, d));
+    loop.RunUntil([] { return false; }, loop.now() + 20 * kMicrosecond);
+    const auto acks = Frames(loop, 1, wire::Opcode::kAck);
+    EXPECT_EQ(acks.size(), 1u);
+    return acks.empty() ? 0 : acks.back().meta()->ack()->ack_delay;
+  };
+  EXPECT_EQ(delay(""), 4000 / 64);  // 64 ns units (MROCE-ACK-004)
+  EXPECT_EQ(delay("ack_delay_in_us"), 4);
+}
+
+TEST(QuirkBehaviour, RateHintTxUncounted) {
+  auto counted = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(4096, 1), region(4096);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4096, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+    EXPECT_GT(Frames(loop, 1, wire::Opcode::kAck).size(), 0u);
+    return ConnB(loop).counters().Get(ConnCounter::kRateHintTx);
+  };
+  EXPECT_EQ(counted(""), 1u);  // one ACK (MROCE-HINT-004)
+  EXPECT_EQ(counted("rate_hint_tx_uncounted"), 0u);
+}
+
+TEST(QuirkBehaviour, DupRxUncounted) {
+  auto dups = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()), [](int dir, const wire::FrameView& v, TimeNs) {
+      Verdict out;
+      out.duplicate = dir == 0 && IsData(v);
+      return out;
+    });
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(100, 1), region(100);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 100, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    loop.RunUntil([] { return false; }, loop.now() + 1 * kMillisecond);
+    return ConnB(loop).paths()[0].rx_counters.Get(PathRxCounter::kDupRx);
+  };
+  EXPECT_EQ(dups(""), 1u);  // MROCE-DUP-001
+  EXPECT_EQ(dups("dup_rx_uncounted"), 0u);
+}
+
+TEST(QuirkBehaviour, OowNackInfoPsn) {
+  auto info = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    Establish(loop);
+    std::vector<uint8_t> region(64);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    DataSpec d;
+    d.va = mr->va;
+    d.rkey = mr->rkey;
+    auto bytes = DataFrame(loop, d);
+    auto f = wire::ParseFrame(bytes);
+    f->meta()->ch.psn = 300;  // epsn 0: beyond the window (MROCE-PATH-007)
+    loop.Inject(1, wire::SerializeFrame(*f));
+    loop.RunUntil([] { return false; }, loop.now() + 20 * kMicrosecond);
+    const auto nacks = Frames(loop, 1, wire::Opcode::kNack);
+    EXPECT_EQ(nacks.size(), 1u);
+    return nacks.empty() ? 0 : nacks[0].meta()->nack()->info;
+  };
+  EXPECT_EQ(info(""), 0u);  // epsn
+  EXPECT_EQ(info("oow_nack_info_psn"), 300u);
+}
+
+TEST(QuirkBehaviour, ConnectRetryNoDoubling) {
+  auto gaps = [](const char* q) {
+    Loop loop(WithQuirks(q), [](int dir, const wire::FrameView&, TimeNs) {
+      Verdict out;
+      out.drop = dir == 1;  // B never answers
+      return out;
+    });
+    EXPECT_TRUE(loop.a().Connect(PeerB(), {}, loop.now()).ok());
+    loop.RunUntil([] { return false; }, loop.now() + 20 * kMillisecond);
+    std::vector<TimeNs> g;
+    const auto reqs = Sent(loop, 0, wire::Opcode::kConnectReq);
+    for (size_t i = 1; i < reqs.size() && i < 4; ++i) g.push_back(reqs[i].first - reqs[i - 1].first);
+    return g;
+  };
+  EXPECT_EQ(gaps(""), (std::vector<TimeNs>{1 * kMillisecond, 2 * kMillisecond, 4 * kMillisecond}));  // MROCE-CONN-005
+  EXPECT_EQ(gaps("connect_retry_no_doubling"), (std::vector<TimeNs>{1 * kMillisecond, 1 * kMillisecond, 1 * kMillisecond}));
+}
+
+// A closes an established connection; from then on B's frames are lost when `deaf`.
+template <typename F>
+auto AfterClose(const char* q, bool deaf, TimeNs run_for, F probe) {
+  bool closed = false;
+  Loop loop(WithQuirks(q), [&closed, deaf](int dir, const wire::FrameView&, TimeNs) {
+    Verdict out;
+    out.drop = deaf && closed && dir == 1;
+    return out;
+  });
+  const ConnId conn = Establish(loop);
+  closed = true;
+  EXPECT_TRUE(loop.a().Disconnect(conn, loop.now()).ok());
+  loop.RunUntil([] { return false; }, loop.now() + run_for);
+  return probe(loop);
+}
+
+TEST(QuirkBehaviour, DisconnectRetriesFive) {
+  auto copies = [](const char* q) {
+    return AfterClose(q, true, 100 * kMillisecond, [](Loop& loop) { return Frames(loop, 0, wire::Opcode::kDisconnect).size(); });
+  };
+  EXPECT_EQ(copies(""), 4u);  // the first and 3 retransmissions (MROCE-CONN-013)
+  EXPECT_EQ(copies("disconnect_retries_five"), 6u);
+}
+
+TEST(QuirkBehaviour, Quarantine64ms) {
+  auto open_at_100ms = [](const char* q) {
+    return AfterClose(q, false, 100 * kMillisecond, [](Loop& loop) { return loop.a().connections().size(); });
+  };
+  EXPECT_EQ(open_at_100ms(""), 1u);  // QUARANTINE lasts 128 ms (MROCE-CONN-015)
+  EXPECT_EQ(open_at_100ms("quarantine_64ms"), 0u);
+}
+
+TEST(QuirkBehaviour, QuarantineGaugeClosed) {
+  auto gauge = [](const char* q) {
+    return AfterClose(q, false, 10 * kMillisecond, [](Loop& loop) { return Telem(loop.a(), ".conn_state"); });
+  };
+  EXPECT_EQ(gauge(""), 6u);  // table 17.2
+  EXPECT_EQ(gauge("quarantine_gauge_closed"), 0u);
+}
+
+TEST(QuirkBehaviour, ControlNotEct) {
+  auto not_ect = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    const ConnId conn = Establish(loop);
+    std::vector<uint8_t> src(4096, 1), region(4096);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4096, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
+    size_t n = 0;
+    for (const Loop::Sent& s : loop.log()) {
+      wire::FrameView v;
+      n += wire::FrameView::TryLocate(s.bytes, &v) && v.is_meta() && !IsData(v) && v.ecn() != wire::kEcnEct0;
+    }
+    return n;
+  };
+  EXPECT_EQ(not_ect(""), 0u);  // MROCE-ENC-007
+  EXPECT_GT(not_ect("control_not_ect"), 0u);
+}
+
+TEST(QuirkBehaviour, ConnectAckKeepsOwnMtu) {
+  auto mtu = [](const char* q) {
+    Loop loop(WithQuirks(q));
+    ConnectOptions o;
+    o.mtu = 512;  // B's own is 1024
+    EXPECT_TRUE(loop.a().Connect(PeerB(), o, loop.now()).ok());
+    loop.RunUntil([] { return false; }, loop.now() + 100 * kMicrosecond);
+    const auto acks = Frames(loop, 1, wire::Opcode::kConnectAck);
+    EXPECT_FALSE(acks.empty());
+    return acks.empty() ? 0 : acks[0].meta()->cmh()->mtu;
+  };
+  EXPECT_EQ(mtu(""), 512);  // at most requested (MROCE-CONN-007)
+  EXPECT_EQ(mtu("connect_ack_keeps_own_mtu"), 1024);
+}
+
+// A WRITE to an rkey B does not know, on stream 3: NACK REMOTE_ACCESS, A's connection in ERROR.
+template <typename F>
+auto AfterFatalNack(const char* q, F probe) {
+  Loop loop(WithQuirks(q));
+  const ConnId conn = Establish(loop);
+  std::vector<uint8_t> src(64, 1);
+  EXPECT_TRUE(loop.a().PostWrite(conn, 3, src.data(), 64, 0x1000, 0xBAD, 7, std::nullopt, loop.now()).ok());
+  std::vector<Completion> done = RunFor(loop, loop.a(), 1, 1 * kMillisecond);
+  return probe(loop, conn, done);
+}
+
+TEST(QuirkBehaviour, FatalCompletionStreamZero) {
+  auto stream = [](const char* q) {
+    return AfterFatalNack(q, [](Loop&, ConnId, const std::vector<Completion>& done) {
+      EXPECT_EQ(done.size(), 1u);
+      return done.empty() ? 99 : done[0].stream;
+    });
+  };
+  EXPECT_EQ(stream(""), 3);  // MROCE-CMPL-009
+  EXPECT_EQ(stream("fatal_completion_stream_zero"), 0);
+}
+
+TEST(QuirkBehaviour, RecvAfterErrorLost) {
+  auto flushed = [](const char* q) {
+    return AfterFatalNack(q, [](Loop& loop, ConnId conn, const std::vector<Completion>&) {
+      std::vector<uint8_t> buf(64);
+      EXPECT_TRUE(loop.a().PostRecv(conn, 0, buf.data(), 64, 9).ok());
+      size_t n = 0;
+      for (const Completion& c : RunFor(loop, loop.a(), 1, 100 * kMicrosecond)) n += c.wr_id == 9 && c.status == CompletionStatus::kFlushed;
+      return n;
+    });
+  };
+  EXPECT_EQ(flushed(""), 1u);  // MROCE-CMPL-011
+  EXPECT_EQ(flushed("recv_after_error_lost"), 0u);
+}
+
+TEST(QuirkBehaviour, InvalidConnRxUncounted) {
+  auto counted = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    Establish(loop);
+    auto f = wire::ParseFrame(DataFrame(loop, DataSpec{}));
+    f->meta()->ch.dst_conn_id = 0x7777;  // no such connection at B
+    loop.Inject(1, wire::SerializeFrame(*f));
+    loop.RunUntil([] { return false; }, loop.now() + 10 * kMicrosecond);
+    return loop.b().counters().Get(EndpointCounter::kInvalidConnRx);
+  };
+  EXPECT_EQ(counted(""), 1u);  // MROCE-DUP-006
+  EXPECT_EQ(counted("invalid_conn_rx_uncounted"), 0u);
+}
+
+TEST(QuirkBehaviour, HintIdleWindow1ms) {
+  // Two connections from A to B; a WRITE on the first, 300 us later one on the second: by then the
+  // first no longer counts in N (MROCE-HINT-002), so the second's ACK carries the whole share.
+  auto hint = [](const char* q) {
+    Loop loop(WithQuirks(q, OnePath()));
+    const ConnId c1 = Establish(loop);
+    const ConnId c2 = Establish(loop);
+    std::vector<uint8_t> src(64, 1), region(128);
+    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
+    EXPECT_TRUE(loop.a().PostWrite(c1, 0, src.data(), 64, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 1 * kMillisecond).size(), 1u);
+    loop.RunUntil([] { return false; }, loop.now() + 300 * kMicrosecond);
+    EXPECT_TRUE(loop.a().PostWrite(c2, 0, src.data(), 64, mr->va + 64, mr->rkey, 2, std::nullopt, loop.now()).ok());
+    EXPECT_EQ(RunFor(loop, loop.a(), 1, 1 * kMillisecond).size(), 1u);
+    return Frames(loop, 1, wire::Opcode::kAck).back().meta()->ack()->rate_hint;
+  };
+  EXPECT_EQ(hint(""), 95000u);  // floor(100000 x 0.95 / 1)
+  EXPECT_EQ(hint("hint_idle_window_1ms"), 47500u);
+}
+
 // Every quirk has a behaviour test (here or in loopback_test.cc).
 TEST(QuirkBehaviour, EveryQuirkHasATest) {
   const std::set<std::string_view> tested = {
@@ -538,7 +1087,36 @@ TEST(QuirkBehaviour, EveryQuirkHasATest) {
       "retransmit_new_psn", "retransmit_other_path", "no_ce_echo", "no_dup_ack", "ignore_window",
       "no_resource_limit", "accept_epoch_jump" /* receiver_test.cc ProbeEpochWindow */,
       "rnr_hold_tenfold" /* sender_test.cc RnrHoldBounds */,
-      "probe_epoch_skip" /* sender_test.cc FirstProbeAnnouncesTheNextEpoch */};
+      "probe_epoch_skip" /* sender_test.cc FirstProbeAnnouncesTheNextEpoch */,
+      "ar_only_on_last",
+      "first_on_every_segment",
+      "imm_flag_on_write",
+      "probe_seq_stuck",
+      "retry_limit_eight",
+      "reads_outstanding_65",
+      "initial_window_8mtu",
+      "rto_window_two_mtu",
+      "additive_increase_double",
+      "halve_every_ece",
+      "rto_initial_2ms",
+      "trigger_psn_epsn",
+      "ece_on_every_ack",
+      "ce_count_doubled",
+      "rate_hint_tx_uncounted",
+      "dup_rx_uncounted",
+      "probe_ack_tx_time_zero",
+      "oow_nack_info_psn",
+      "connect_retry_no_doubling",
+      "disconnect_retries_five",
+      "quarantine_64ms",
+      "quarantine_gauge_closed",
+      "control_not_ect",
+      "connect_ack_keeps_own_mtu",
+      "recv_after_error_lost",
+      "invalid_conn_rx_uncounted",
+      "fatal_completion_stream_zero",
+      "hint_idle_window_1ms",
+      "ack_delay_in_us"};
   for (const QuirkInfo& q : AllQuirks()) EXPECT_TRUE(tested.contains(q.name)) << q.name;
   EXPECT_EQ(tested.size(), AllQuirks().size());
 }

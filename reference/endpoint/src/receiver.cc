@@ -47,7 +47,8 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
   const bool rtx = pkt.ch.Has(wire::kFlagRtx);  // MROCE-LOSS-009: only echoed in TRTX
   const RxVerdict verdict = rx.Classify(pkt.ch.psn);
   if (verdict == RxVerdict::kOutOfWindow) {
-    SendNack(pkt, wire::NackCode::kPsnOutOfWindow, rx.epsn());  // MROCE-PATH-007: not recorded
+    // MROCE-PATH-007: not recorded (deviation oow_nack_info_psn: info names the refused PSN)
+    SendNack(pkt, wire::NackCode::kPsnOutOfWindow, c_.Quirk(Quirk::kOowNackInfoPsn) ? pkt.ch.psn : rx.epsn());
     return;
   }
   auto set_trigger = [&] {
@@ -57,10 +58,11 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
     rx.last_arrival = now;
     rx.acked_since_arrival = false;
     if (ce && rx.ce_since_ack < 0xFFFF) ++rx.ce_since_ack;  // MROCE-ACK-004: saturating
+    rx.ce_seen = rx.ce_seen || ce;
   };
   if (verdict == RxVerdict::kDuplicate) {
     // MROCE-DUP-001: not placed, no completion, acknowledged at once with trigger = its PSN.
-    path.rx_counters.Add(PathRxCounter::kDupRx);
+    if (!c_.Quirk(Quirk::kDupRxUncounted)) path.rx_counters.Add(PathRxCounter::kDupRx);
     if (rtx) path.rx_counters.Add(PathRxCounter::kDupRtxRx);
     set_trigger();
     if (c_.Quirk(Quirk::kDoubleCompletionOnDup) && pkt.ch.Has(wire::kFlagLast)) {
@@ -333,15 +335,17 @@ void Receiver::SendAck(int pi, TimeNs now) {
   pkt.ch.path_epoch = rx.epoch();
   pkt.ch.psn = 0;
   const bool echo_ce = !c_.Quirk(Quirk::kNoCeEcho);
-  pkt.ch.Set(wire::kFlagEce, echo_ce && rx.last_ce);  // MROCE-ACK-004
+  pkt.ch.Set(wire::kFlagEce, echo_ce && (rx.last_ce || (c_.Quirk(Quirk::kEceOnEveryAck) && rx.ce_seen)));  // MROCE-ACK-004
   pkt.ch.Set(wire::kFlagTrtx, rx.last_rtx);
   wire::AckHeader a;
   a.epsn = rx.epsn();
-  a.trigger_psn = rx.last_psn;
+  a.trigger_psn = c_.Quirk(Quirk::kTriggerPsnIsEpsn) ? rx.epsn() : rx.last_psn;
   a.rate_hint = c_.ctx_.rate_hints.HintFor(c_.local_id_, now);  // MROCE-ACK-005 / HINT-001 / HINT-003
   a.ce_count = echo_ce ? rx.ce_since_ack : 0;
+  if (c_.Quirk(Quirk::kCeCountDoubled)) a.ce_count = static_cast<uint16_t>(std::min(0xFFFF, 2 * a.ce_count));
   const TimeNs held = rx.last_arrival == kNever ? 0 : std::max<TimeNs>(0, now - rx.last_arrival);
-  a.ack_delay = static_cast<uint16_t>(std::min<TimeNs>(held / spec::kAckDelayUnit, 0xFFFF));
+  const TimeNs unit = c_.Quirk(Quirk::kAckDelayUnitsUs) ? kMicrosecond : spec::kAckDelayUnit;
+  a.ack_delay = static_cast<uint16_t>(std::min<TimeNs>(held / unit, 0xFFFF));
   const int shift = c_.Quirk(Quirk::kSackOffByOne) ? 1 : 0;  // deviation: bit i = epsn + i
   for (int i = 0; i + shift < 256; ++i) {
     if (rx.sack().test(static_cast<size_t>(i))) a.SetSackBit(i + shift);  // MROCE-HDR-013
@@ -353,7 +357,7 @@ void Receiver::SendAck(int pi, TimeNs now) {
   rx.acked_since_arrival = true;
   path.ack_deadline = kNever;
   path.rx_counters.Add(PathRxCounter::kAcksTx);
-  c_.counters_.Add(ConnCounter::kRateHintTx);  // MROCE-HINT-004
+  if (!c_.Quirk(Quirk::kRateHintTxUncounted)) c_.counters_.Add(ConnCounter::kRateHintTx);  // MROCE-HINT-004
   c_.counters_.Set(ConnCounter::kRateHintLastTxMbps, a.rate_hint);
   const Path& route = (*c_.paths_)[AckRoute(pi)];
   c_.Emit(std::move(pkt), route.id, route.plane);
@@ -410,6 +414,7 @@ void Receiver::OnProbe(const wire::MetaPacket& pkt, TimeNs now) {
   ack.ch.path_epoch = pkt.ch.path_epoch;
   ack.ch.psn = 0;
   ack.ext = *prh;  // MROCE-PATH-020: probe_seq and tx_time echoed unchanged
+  if (c_.Quirk(Quirk::kProbeAckTxTimeZero)) ack.prh()->tx_time = 0;
   c_.Emit(std::move(ack), path.id, path.plane);
   (void)now;
 }

@@ -11,6 +11,9 @@ using wire::Opcode;
 namespace {
 bool CarriesPayload(const OutMessage& m) { return m.is_read_resp || m.op != Opcode::kReadReq; }
 
+// MROCE-LOSS-008: 7 (deviation retry_limit_eight: 8).
+int RetryLimit(const Connection& c) { return spec::kRetryLimit + (c.Quirk(Quirk::kRetryLimitEight) ? 1 : 0); }
+
 CompletionOp OpOf(const OutMessage& m) {
   if (m.op == Opcode::kReadReq) return CompletionOp::kRead;
   if (m.op == Opcode::kSend || m.op == Opcode::kSendImm) return CompletionOp::kSend;
@@ -157,7 +160,7 @@ bool Sender::SendOneRetransmission(TimeNs now) {
         return true;
       }
       if (!sp->lost) continue;  // acknowledged or held meanwhile
-      if (sp->rtx_count >= spec::kRetryLimit && !c_.Quirk(Quirk::kRetryForever)) {
+      if (sp->rtx_count >= RetryLimit(c_) && !c_.Quirk(Quirk::kRetryForever)) {
         MessageDone(ref.msg_slot, CompletionStatus::kRetryExceeded, now);  // MROCE-LOSS-008
         return false;
       }
@@ -215,7 +218,7 @@ bool Sender::SendNewOrResend(TimeNs now) {
       resend_.pop_front();  // acknowledged through another copy meanwhile
       continue;
     }
-    if (r.counts.rtx > spec::kRetryLimit && !c_.Quirk(Quirk::kRetryForever)) {
+    if (r.counts.rtx > RetryLimit(c_) && !c_.Quirk(Quirk::kRetryForever)) {
       resend_.pop_front();
       MessageDone(r.ref.msg_slot, CompletionStatus::kRetryExceeded, now);  // MROCE-LOSS-008
       return false;
@@ -254,7 +257,7 @@ bool Sender::SendNewOrResend(TimeNs now) {
       const auto& order = c_.streams_[m.stream].out_order;
       wait = !order.empty() && m.msn - msgs_[order.front()].msn >= kStreamWindow;
       // MROCE-PLACE-013: at most 64 READs outstanding per connection.
-      wait |= m.op == Opcode::kReadReq && !m.read_counted && reads_in_flight_ >= spec::kMaxOutstandingReads;
+      wait |= m.op == Opcode::kReadReq && !m.read_counted && reads_in_flight_ >= spec::kMaxOutstandingReads + (c_.Quirk(Quirk::kReadsOutstanding65) ? 1u : 0u);
       wait |= StreamHeld(m);
     }
     if (wait) {
@@ -317,16 +320,17 @@ void Sender::SendDataPacket(int pi, const PacketRef& ref, bool rtx, std::optiona
   pkt.ch.path_epoch = path.epoch;
   pkt.ch.psn = use_psn;
   const bool last = (op == Opcode::kReadReq) || ref.offset + ref.length >= m.len;
-  pkt.ch.Set(wire::kFlagFirst, ref.offset == 0);  // MROCE-HDR-006
+  pkt.ch.Set(wire::kFlagFirst, ref.offset == 0 || c_.Quirk(Quirk::kFirstOnEverySegment));  // MROCE-HDR-006
   pkt.ch.Set(wire::kFlagLast, last);
   pkt.ch.Set(wire::kFlagRtx, rtx);
   const bool imm = m.has_imm && (op == Opcode::kWriteImm || op == Opcode::kSendImm);
-  pkt.ch.Set(wire::kFlagImm, imm);
+  pkt.ch.Set(wire::kFlagImm, imm || (op == Opcode::kWrite && c_.Quirk(Quirk::kImmFlagOnWrite)));
   // MROCE-ACK-014: AR on the last packet of a message, on every retransmission and re-send, and on
   // a new packet after which the path's window has no room (PSN - snd_una = 255, or bytes in
   // flight reaching cwnd; a full-MTU packet no longer fitting is included, MROCE-ACK-015).
   const uint64_t inflight = path.board.inflight_bytes();
-  const bool window_full = !path.board.HasRoom() || inflight + c_.mtu_ > c_.cc_->cwnd_bytes(pi);
+  const bool window_full = (!path.board.HasRoom() || inflight + c_.mtu_ > c_.cc_->cwnd_bytes(pi)) &&
+                           !c_.Quirk(Quirk::kArOnlyOnLast);  // deviation: no AR on a full window
   pkt.ch.Set(wire::kFlagAr, last || rtx || window_full || c_.HasVariant(Variant::kArEveryPacket));
   // MROCE-HDR-008 (MAY): SE on every packet of a SEND, SEND_IMM or WRITE_IMM message.
   pkt.ch.Set(wire::kFlagSe, c_.HasVariant(Variant::kSeOnMessages) &&
@@ -384,7 +388,7 @@ void Sender::MessageDone(uint32_t slot, CompletionStatus status, TimeNs now) {
       Completion c;
       c.wr_id = m.wr_id;
       c.conn = c_.local_id_;
-      c.stream = m.stream;
+      c.stream = c_.Quirk(Quirk::kFatalCompletionStreamZero) ? 0 : m.stream;
       c.msn = m.msn;
       c.op = OpOf(m);
       c.status = status;
@@ -603,7 +607,8 @@ void Sender::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
 
 void Sender::SendProbe(int pi, TimeNs now) {
   Path& path = (*c_.paths_)[pi];
-  ++path.probe_seq;
+  // Deviation (probe_seq_stuck): only the first PROBE counts up.
+  if (!c_.Quirk(Quirk::kProbeSeqStuck) || path.probe_seq == 0) ++path.probe_seq;
   wire::MetaPacket pkt;
   pkt.ch.opcode = Opcode::kProbe;
   pkt.ch.dst_conn_id = c_.peer_id_;

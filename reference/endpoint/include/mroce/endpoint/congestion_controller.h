@@ -26,6 +26,10 @@ struct CongestionConfig {
   // the bucket is not empty, so a burst is at most the depth plus one packet: at most B of 10.4.
   uint32_t bucket_bytes = 0;
   bool ignore_ecn = false;             // quirk ignore_ecn
+  uint32_t init_mtus = spec::kCwndInitMtus;  // cwnd_init / MTU (quirk initial_window_8mtu: 8)
+  uint32_t rto_mtus = spec::kCwndMinMtus;    // cwnd after an RTO / MTU (quirk rto_window_two_mtu: 2)
+  uint64_t ai_mtus = 1;                      // additive increase per window (quirk additive_increase_double: 2)
+  bool halve_every_ece = false;              // quirk halve_every_ece: no once-per-SRTT spacing
   bool ignore_rate_hint = false;       // quirk ignore_rate_hint
   bool ignore_cwnd = false;            // quirk ignore_window
 };

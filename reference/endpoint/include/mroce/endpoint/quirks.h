@@ -43,6 +43,35 @@ enum class Quirk : uint8_t {
   kAcceptEpochJump,         // a PROBE any number of epochs ahead starts that epoch (v0.1 reading)
   kRnrHoldTenfold,          // hold an RNR-NACKed PSN for 10 x info (beyond the MROCE-RNR-005 bound)
   kProbeEpochSkip,          // a failed path's PROBEs announce epoch + 2 (next_epoch is epoch + 1)
+  kArOnlyOnLast,            // AR only on the last packet of a message and on retransmissions, never on the packet that fills the window
+  kFirstOnEverySegment,     // set FIRST on every segment of a message, not only at msg_offset 0
+  kImmFlagOnWrite,          // set the IMM flag on WRITE packets too (imm stays 0)
+  kProbeSeqStuck,           // a path's later PROBEs of an epoch repeat the first one's probe_seq instead of counting up
+  kRetryLimitEight,         // allow 8 retransmissions of a packet before RETRY_EXC_ERR (the limit is 7)
+  kReadsOutstanding65,      // allow 65 READs outstanding per connection (the limit is 64)
+  kInitialWindow8Mtu,       // start each path's congestion window at 8 MTU instead of 4 MTU
+  kRtoWindowTwoMtu,         // an RTO sets the path's cwnd to 2 MTU instead of 1 MTU
+  kAdditiveIncreaseDouble,  // additive increase of 2 MTU per window of acknowledged bytes instead of 1
+  kHalveEveryEce,           // halve cwnd on every ECE ACK, not at most once per SRTT
+  kRtoInitial2ms,           // an RTO of 2 ms before the first RTT sample instead of 1 ms
+  kTriggerPsnIsEpsn,        // ACKs carry epsn as trigger_psn instead of the PSN that triggered them
+  kEceOnEveryAck,           // set ECE on every ACK once a CE mark arrived on the path, not only when the trigger was marked
+  kCeCountDoubled,          // count each CE-marked packet twice in ce_count
+  kRateHintTxUncounted,     // do not count the ACKs sent in rate_hint_tx
+  kDupRxUncounted,          // do not count duplicate data packets in dup_rx
+  kProbeAckTxTimeZero,      // PROBE_ACKs echo tx_time 0 instead of the PROBE's tx_time
+  kOowNackInfoPsn,          // a NACK PSN_OUT_OF_WINDOW carries the refused PSN in info instead of epsn
+  kConnectRetryNoDoubling,  // retransmit CONNECT_REQ every 1 ms instead of doubling the interval
+  kDisconnectRetriesFive,   // retransmit an unanswered DISCONNECT 5 times instead of 3
+  kQuarantine64ms,          // keep a closed connection's id in QUARANTINE for 64 ms instead of 128 ms
+  kQuarantineGaugeClosed,   // the conn_state gauge reads 0 (CLOSED) in QUARANTINE instead of 6
+  kControlNotEct,           // send connection management, ACK, NACK, PROBE and PROBE_ACK frames Not-ECT instead of ECT(0)
+  kConnectAckKeepsOwnMtu,   // a CONNECT_ACK carries the responder's own MTU even above the requested one
+  kRecvAfterErrorLost,      // a receive posted to a connection in ERROR is dropped without a WR_FLUSH_ERR completion
+  kInvalidConnRxUncounted,  // do not count data for an unknown connection id in invalid_conn_rx
+  kFatalCompletionStreamZero, // the completion of a work request a fatal NACK names carries stream 0
+  kHintIdleWindow1ms,       // count a connection as an active sender in N for 1 ms after its last data packet instead of 100 us
+  kAckDelayUnitsUs,         // report ack_delay in microseconds instead of 64 ns units
   kCount,
 };
 

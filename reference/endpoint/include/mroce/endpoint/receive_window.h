@@ -36,6 +36,7 @@ class ReceiveWindow {
   // ACK-coalescing state (owned here because it is per path).
   uint32_t unacked_packets = 0;   // recorded data packets since the last ACK for this path
   uint16_t ce_since_ack = 0;      // CE-marked recorded/duplicate packets since the last ACK (saturating)
+  bool ce_seen = false;           // a CE-marked packet arrived (only the quirk ece_on_every_ack reads it)
   TimeNs first_unacked_at = kNever;  // arrival time of the oldest unacked recorded packet, ns
   // Trigger of the next ACK (MROCE-ACK-004): the latest recorded or duplicate data packet.
   Psn last_psn = 0;
