@@ -312,7 +312,8 @@ void Connection::AbortByPeer(TimeNs now) {
 void Connection::EnterQuarantine(TimeNs now) {
   state_ = ConnState::kQuarantine;
   cm_deadline_ = kNever;
-  quarantine_until_ = now + (Quirk(Quirk::kQuarantine64ms) ? kQuarantine / 2 : kQuarantine);
+  quarantine_until_ = now + kQuarantine;
+  if (Quirk(Quirk::kQuarantine64ms)) quarantine_until_ = now + kQuarantine / 2;  // deviation
 }
 
 void Connection::BeginClose(TimeNs now) {
@@ -454,7 +455,9 @@ void Connection::ForEachTelemetry(const TelemetryFn& fn, TimeNs now) const {
     if (name == "x_pacing_rate_mbps" && cc_) v = cc_->pacing_rate_mbps(now);
     fn(conn + std::string(name), v);
   });
-  fn(conn + "conn_state", state_ == ConnState::kQuarantine && Quirk(Quirk::kQuarantineGaugeClosed) ? 0 : ConnStateGauge(state_));
+  uint64_t state_gauge = ConnStateGauge(state_);
+  if (state_ == ConnState::kQuarantine && Quirk(Quirk::kQuarantineGaugeClosed)) state_gauge = 0;  // deviation
+  fn(conn + "conn_state", state_gauge);
   fn(conn + "active_senders", ctx_.rate_hints.CountActive(now));
   fn(conn + "state_bytes", StateBytes());
   if (!paths_) return;

@@ -19,6 +19,8 @@ constexpr TimeNs kCmInitialInterval = 1 * kMillisecond;   // MROCE-CONN-005, MRO
 constexpr int kConnectRetries = 7;
 constexpr int kDisconnectRetries = 3;
 constexpr TimeNs kAckSentRelease = 255 * kMillisecond;    // MROCE-CONN-009
+// MROCE-CONN-013: 3 (deviation disconnect_retries_five: 5).
+int DisconnectRetries(const EndpointConfig& c) { return kDisconnectRetries + (c.quirks.Has(Quirk::kDisconnectRetriesFive) ? 2 : 0); }
 }  // namespace
 
 Endpoint::Endpoint(EndpointConfig config, FrameSink* sink) : rng_(config.seed) {
@@ -27,7 +29,9 @@ Endpoint::Endpoint(EndpointConfig config, FrameSink* sink) : rng_(config.seed) {
   // A non-zero max_rate below C caps the advertiser's own C of 10.3 (MROCE-CONN-018).
   const uint64_t hint_capacity = ctx_.config.variants.Has(Variant::kMaxRateHalf) ? AdvertisedMaxRate()
                                                                                  : ctx_.config.link_capacity_mbps;
-  ctx_.rate_hints = RateHintAllocator(hint_capacity, ctx_.config.quirks.Has(Quirk::kHintIdleWindow1ms) ? 10 * spec::kActiveSenderWindow : spec::kActiveSenderWindow,
+  TimeNs active_window = spec::kActiveSenderWindow;  // MROCE-HINT-002
+  if (ctx_.config.quirks.Has(Quirk::kHintIdleWindow1ms)) active_window = 10 * spec::kActiveSenderWindow;  // deviation
+  ctx_.rate_hints = RateHintAllocator(hint_capacity, active_window,
                                       ctx_.config.quirks.Has(Quirk::kConstantRateHint),
                                       std::clamp<uint32_t>(ctx_.config.hint_utilisation_permille, 500, 1000),
                                       ctx_.config.variants.Has(Variant::kMaxMinHints));
@@ -320,7 +324,8 @@ void Endpoint::OnFrame(std::span<const uint8_t> bytes, uint8_t plane, TimeNs now
   // MROCE-ENC-010: the connection is named by CH.dst_conn_id alone (no address check, GEN-005).
   auto it = conns_.find(pkt.ch.dst_conn_id);
   if (it == conns_.end()) {
-    if (!ctx_.config.quirks.Has(Quirk::kInvalidConnRxUncounted)) ec.Add(EndpointCounter::kInvalidConnRx);  // MROCE-DUP-006: dropped, never placed
+    ec.Add(EndpointCounter::kInvalidConnRx);  // MROCE-DUP-006: dropped, never placed
+    if (ctx_.config.quirks.Has(Quirk::kInvalidConnRxUncounted)) ec.Set(EndpointCounter::kInvalidConnRx, ec.Get(EndpointCounter::kInvalidConnRx) - 1);
     if (ctx_.config.variants.Has(Variant::kNackInvalidConn)) NackUnknownConn(*frame, pkt, plane, now);
     return;
   }
@@ -414,8 +419,10 @@ void Endpoint::OnConnectReq(const wire::Frame& frame, const wire::MetaPacket& pk
   c.nonce_ = req.nonce;
   c.request_ = req;
   c.peer_max_rate_mbps_ = req.max_rate;  // 10.4: the requester's receive rate caps our sending
-  c.SetupPaths(std::min(req.num_paths, ctx_.config.num_paths), std::min(req.num_planes, ctx_.config.num_planes),
-               ctx_.config.quirks.Has(Quirk::kConnectAckKeepsOwnMtu) ? ctx_.config.mtu : std::min(req.mtu, ctx_.config.mtu), std::min(req.max_streams, ctx_.config.max_streams), hi);
+  uint16_t mtu = std::min(req.mtu, ctx_.config.mtu);
+  if (ctx_.config.quirks.Has(Quirk::kConnectAckKeepsOwnMtu)) mtu = ctx_.config.mtu;  // deviation: above the request
+  c.SetupPaths(std::min(req.num_paths, ctx_.config.num_paths), std::min(req.num_planes, ctx_.config.num_planes), mtu,
+               std::min(req.max_streams, ctx_.config.max_streams), hi);
   conns_.emplace(id, std::move(conn));
   requests_[{req.src_conn_id, req.nonce}] = id;
   Touch(id);
@@ -557,7 +564,8 @@ void Endpoint::OnTimer(TimeNs now) {
           if (c.cm_retries_ < kConnectRetries) {
             ++c.cm_retries_;
             c.EmitCm(c.last_cm_op_, c.last_cm_, 0);
-            if (!ctx_.config.quirks.Has(Quirk::kConnectRetryNoDoubling)) c.cm_interval_ *= 2;
+            c.cm_interval_ *= 2;
+            if (ctx_.config.quirks.Has(Quirk::kConnectRetryNoDoubling)) c.cm_interval_ = kCmInitialInterval;  // deviation
             c.cm_deadline_ = now + c.cm_interval_;
           } else {
             ctx_.events.push_back({ConnEventKind::kConnectTimeout, id, 0});
@@ -572,7 +580,7 @@ void Endpoint::OnTimer(TimeNs now) {
         case ConnState::kDiscSent:
         case ConnState::kError:
           // MROCE-CONN-013 / MROCE-CONN-016: DISCONNECT again at 1, 2, 4 ms, then QUARANTINE.
-          if (c.cm_retries_ < kDisconnectRetries + (ctx_.config.quirks.Has(Quirk::kDisconnectRetriesFive) ? 2 : 0)) {
+          if (c.cm_retries_ < DisconnectRetries(ctx_.config)) {
             ++c.cm_retries_;
             c.EmitCm(Opcode::kDisconnect, c.disc_cmh_, c.peer_id_);
             c.cm_interval_ *= 2;

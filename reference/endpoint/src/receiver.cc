@@ -47,8 +47,10 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
   const bool rtx = pkt.ch.Has(wire::kFlagRtx);  // MROCE-LOSS-009: only echoed in TRTX
   const RxVerdict verdict = rx.Classify(pkt.ch.psn);
   if (verdict == RxVerdict::kOutOfWindow) {
-    // MROCE-PATH-007: not recorded (deviation oow_nack_info_psn: info names the refused PSN)
-    SendNack(pkt, wire::NackCode::kPsnOutOfWindow, c_.Quirk(Quirk::kOowNackInfoPsn) ? pkt.ch.psn : rx.epsn());
+    // MROCE-PATH-007: not recorded (deviation oow_nack_info_psn: info names the refused PSN).
+    uint32_t info = rx.epsn();
+    if (c_.Quirk(Quirk::kOowNackInfoPsn)) info = pkt.ch.psn;
+    SendNack(pkt, wire::NackCode::kPsnOutOfWindow, info);
     return;
   }
   auto set_trigger = [&] {
@@ -62,7 +64,8 @@ void Receiver::OnData(const wire::MetaPacket& pkt, bool ce, TimeNs now) {
   };
   if (verdict == RxVerdict::kDuplicate) {
     // MROCE-DUP-001: not placed, no completion, acknowledged at once with trigger = its PSN.
-    if (!c_.Quirk(Quirk::kDupRxUncounted)) path.rx_counters.Add(PathRxCounter::kDupRx);
+    path.rx_counters.Add(PathRxCounter::kDupRx);
+    if (c_.Quirk(Quirk::kDupRxUncounted)) path.rx_counters.Set(PathRxCounter::kDupRx, path.rx_counters.Get(PathRxCounter::kDupRx) - 1);
     if (rtx) path.rx_counters.Add(PathRxCounter::kDupRtxRx);
     set_trigger();
     if (c_.Quirk(Quirk::kDoubleCompletionOnDup) && pkt.ch.Has(wire::kFlagLast)) {
@@ -335,11 +338,13 @@ void Receiver::SendAck(int pi, TimeNs now) {
   pkt.ch.path_epoch = rx.epoch();
   pkt.ch.psn = 0;
   const bool echo_ce = !c_.Quirk(Quirk::kNoCeEcho);
-  pkt.ch.Set(wire::kFlagEce, echo_ce && (rx.last_ce || (c_.Quirk(Quirk::kEceOnEveryAck) && rx.ce_seen)));  // MROCE-ACK-004
+  pkt.ch.Set(wire::kFlagEce, echo_ce && rx.last_ce);  // MROCE-ACK-004
+  if (echo_ce && rx.ce_seen && c_.Quirk(Quirk::kEceOnEveryAck)) pkt.ch.Set(wire::kFlagEce);  // deviation
   pkt.ch.Set(wire::kFlagTrtx, rx.last_rtx);
   wire::AckHeader a;
   a.epsn = rx.epsn();
-  a.trigger_psn = c_.Quirk(Quirk::kTriggerPsnIsEpsn) ? rx.epsn() : rx.last_psn;
+  a.trigger_psn = rx.last_psn;
+  if (c_.Quirk(Quirk::kTriggerPsnIsEpsn)) a.trigger_psn = rx.epsn();  // deviation
   a.rate_hint = c_.ctx_.rate_hints.HintFor(c_.local_id_, now);  // MROCE-ACK-005 / HINT-001 / HINT-003
   a.ce_count = echo_ce ? rx.ce_since_ack : 0;
   if (c_.Quirk(Quirk::kCeCountDoubled)) a.ce_count = static_cast<uint16_t>(std::min(0xFFFF, 2 * a.ce_count));
@@ -357,7 +362,8 @@ void Receiver::SendAck(int pi, TimeNs now) {
   rx.acked_since_arrival = true;
   path.ack_deadline = kNever;
   path.rx_counters.Add(PathRxCounter::kAcksTx);
-  if (!c_.Quirk(Quirk::kRateHintTxUncounted)) c_.counters_.Add(ConnCounter::kRateHintTx);  // MROCE-HINT-004
+  c_.counters_.Add(ConnCounter::kRateHintTx);  // MROCE-HINT-004
+  if (c_.Quirk(Quirk::kRateHintTxUncounted)) c_.counters_.Set(ConnCounter::kRateHintTx, c_.counters_.Get(ConnCounter::kRateHintTx) - 1);
   c_.counters_.Set(ConnCounter::kRateHintLastTxMbps, a.rate_hint);
   const Path& route = (*c_.paths_)[AckRoute(pi)];
   c_.Emit(std::move(pkt), route.id, route.plane);

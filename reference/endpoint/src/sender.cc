@@ -11,6 +11,9 @@ using wire::Opcode;
 namespace {
 bool CarriesPayload(const OutMessage& m) { return m.is_read_resp || m.op != Opcode::kReadReq; }
 
+// MROCE-PLACE-013: 64 (deviation reads_outstanding_65: 65).
+uint32_t MaxReads(const Connection& c) { return spec::kMaxOutstandingReads + (c.Quirk(Quirk::kReadsOutstanding65) ? 1 : 0); }
+
 // MROCE-LOSS-008: 7 (deviation retry_limit_eight: 8).
 int RetryLimit(const Connection& c) { return spec::kRetryLimit + (c.Quirk(Quirk::kRetryLimitEight) ? 1 : 0); }
 
@@ -257,7 +260,7 @@ bool Sender::SendNewOrResend(TimeNs now) {
       const auto& order = c_.streams_[m.stream].out_order;
       wait = !order.empty() && m.msn - msgs_[order.front()].msn >= kStreamWindow;
       // MROCE-PLACE-013: at most 64 READs outstanding per connection.
-      wait |= m.op == Opcode::kReadReq && !m.read_counted && reads_in_flight_ >= spec::kMaxOutstandingReads + (c_.Quirk(Quirk::kReadsOutstanding65) ? 1u : 0u);
+      wait |= m.op == Opcode::kReadReq && !m.read_counted && reads_in_flight_ >= MaxReads(c_);
       wait |= StreamHeld(m);
     }
     if (wait) {
@@ -320,11 +323,13 @@ void Sender::SendDataPacket(int pi, const PacketRef& ref, bool rtx, std::optiona
   pkt.ch.path_epoch = path.epoch;
   pkt.ch.psn = use_psn;
   const bool last = (op == Opcode::kReadReq) || ref.offset + ref.length >= m.len;
-  pkt.ch.Set(wire::kFlagFirst, ref.offset == 0 || c_.Quirk(Quirk::kFirstOnEverySegment));  // MROCE-HDR-006
+  pkt.ch.Set(wire::kFlagFirst, ref.offset == 0);  // MROCE-HDR-006
+  if (c_.Quirk(Quirk::kFirstOnEverySegment)) pkt.ch.Set(wire::kFlagFirst);  // deviation
   pkt.ch.Set(wire::kFlagLast, last);
   pkt.ch.Set(wire::kFlagRtx, rtx);
   const bool imm = m.has_imm && (op == Opcode::kWriteImm || op == Opcode::kSendImm);
-  pkt.ch.Set(wire::kFlagImm, imm || (op == Opcode::kWrite && c_.Quirk(Quirk::kImmFlagOnWrite)));
+  pkt.ch.Set(wire::kFlagImm, imm);
+  if (op == Opcode::kWrite && c_.Quirk(Quirk::kImmFlagOnWrite)) pkt.ch.Set(wire::kFlagImm);  // deviation
   // MROCE-ACK-014: AR on the last packet of a message, on every retransmission and re-send, and on
   // a new packet after which the path's window has no room (PSN - snd_una = 255, or bytes in
   // flight reaching cwnd; a full-MTU packet no longer fitting is included, MROCE-ACK-015).
@@ -388,7 +393,8 @@ void Sender::MessageDone(uint32_t slot, CompletionStatus status, TimeNs now) {
       Completion c;
       c.wr_id = m.wr_id;
       c.conn = c_.local_id_;
-      c.stream = c_.Quirk(Quirk::kFatalCompletionStreamZero) ? 0 : m.stream;
+      c.stream = m.stream;
+      if (c_.Quirk(Quirk::kFatalCompletionStreamZero)) c.stream = 0;  // deviation
       c.msn = m.msn;
       c.op = OpOf(m);
       c.status = status;
@@ -607,8 +613,8 @@ void Sender::OnPlaneLink(uint8_t plane, bool up, TimeNs now) {
 
 void Sender::SendProbe(int pi, TimeNs now) {
   Path& path = (*c_.paths_)[pi];
-  // Deviation (probe_seq_stuck): only the first PROBE counts up.
-  if (!c_.Quirk(Quirk::kProbeSeqStuck) || path.probe_seq == 0) ++path.probe_seq;
+  ++path.probe_seq;
+  if (c_.Quirk(Quirk::kProbeSeqStuck)) path.probe_seq = 1;  // deviation: every PROBE carries 1
   wire::MetaPacket pkt;
   pkt.ch.opcode = Opcode::kProbe;
   pkt.ch.dst_conn_id = c_.peer_id_;
