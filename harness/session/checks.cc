@@ -670,6 +670,11 @@ CheckResult StateBounded(const Ctx& x) {
 //    connection's arrival rate over the last active_us at the tap (HINT-001, HINT-003 (b)).
 // Connections are matched between directions by the ids their CONNECT frames exchanged; a hint the
 // check cannot attribute is judged by the upper bound alone.
+// Live DUTs: the tap's instants are not the DUT's (an injected frame's stamp and its arrival, an ACK's
+// departure and its capture differ by up to M = 250 us plus the DUT's longest stall in the case), so
+// N is bounded: the upper bound uses the connections certainly counted (data within active_us - M of
+// the ACK's capture), `exact` only ACKs no other connection can have been counted for (none within
+// active_us + 2M); when `exact` judged no ACK the result is inconclusive.
 CheckResult HintShare(const Ctx& x) {
   if (auto p = Precondition(x)) return *p;
   const double umax = Param(x, "max_utilisation", 1.0);
@@ -706,6 +711,8 @@ CheckResult HintShare(const Ctx& x) {
   }
   const bool exact = x.params.is_object() && x.params.contains("exact") && x.params.at("exact").get<bool>();
   const bool judge_floor = x.rec.dut_caps.simulated_time;  // a live tap does not see the DUT's instants
+  const int64_t live_margin_ns = judge_floor ? 0 : 250'000 + std::max<int64_t>(0, x.rec.stall_ns);
+  uint64_t judged_exactly = 0;
   std::map<Key, int64_t> last_data;                        // -> last arrival
   std::map<Key, std::deque<std::pair<int64_t, uint64_t>>> arrivals;  // -> (time, IP bytes), last active_us
   std::map<Key, uint32_t> last_hint;                       // -> the latest hint the DUT sent
@@ -724,19 +731,23 @@ CheckResult HintShare(const Ctx& x) {
     }
     if (r.event != FrameRecord::Event::kTx || !r.from_dut() || !f.ack) continue;
     const int64_t t = r.time_ns;
-    size_t n = 0, n_all = 0;
+    size_t n_seen = 0, n_all = 0, n_certain = 0, n_possible = 0;
     for (const auto& [key, last] : last_data) {
-      n += last >= t - active_ns ? 1 : 0;
+      n_seen += last >= t - active_ns ? 1 : 0;
       n_all += last >= t - active_all_ns ? 1 : 0;
+      n_certain += last >= t - active_ns + live_margin_ns ? 1 : 0;
+      n_possible += last >= t - active_ns - 2 * live_margin_ns ? 1 : 0;
     }
-    max_seen = std::max(max_seen, n);
+    max_seen = std::max(max_seen, n_seen);
+    const size_t n = live_margin_ns == 0 ? n_seen : n_certain;  // the DUT counted at least n
     const uint64_t allowed =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(cap_mbps * umax / static_cast<double>(std::max<size_t>(n, 1)))));
     ++judged;
     const uint32_t h = f.rate_hint;
     const bool reserved = h == 0 || h == 0xFFFFFFFFu;
     // One active sender: the equal share and every max-min share are the same value (HINT-001, -003).
-    const bool must_equal = exact && n <= 1;
+    const bool must_equal = exact && n_possible <= 1;
+    judged_exactly += must_equal ? 1 : 0;
     const auto mapped = dut_id_of.find({r.dst_host, f.conn});
     const std::optional<Key> key =
         mapped != dut_id_of.end() ? std::optional<Key>(Key{r.dst_host, mapped->second}) : std::nullopt;
@@ -803,6 +814,11 @@ CheckResult HintShare(const Ctx& x) {
   }
   if (judged == 0) return With(x, Verdict::kInconclusive, "the DUT sent no MetaRoCE ACK");
   if (max_seen < 2 && !exact) return With(x, Verdict::kInconclusive, "never more than one connection was sending to the DUT");
+  if (exact && judged_exactly == 0) {
+    return With(x, Verdict::kInconclusive,
+                "no ACK left while certainly one connection alone was sending (live: within " +
+                    std::to_string((active_ns + 2 * live_margin_ns) / 1000) + " us of its capture), so exact was not judged");
+  }
   return Pass(x);
 }
 

@@ -11,6 +11,7 @@
 #include "mroce/pcap/pcap.h"
 
 #include "mroce/dut/dut_spec.h"
+#include "mroce/harness/case_loader.h"
 #include "mroce/session/checks.h"
 #include "mroce/wire/frame.h"
 #include "mroce/wire/meta.h"
@@ -299,6 +300,62 @@ TEST(SessionTest, EvidenceHasOneRecordPerDutEvent) {
   EXPECT_EQ(recs.size(), lines - drops) << "the pcap holds every delivered or sent DUT frame once";
   EXPECT_EQ(recs.size(), tx_rx);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mroce::session
+
+namespace mroce::session {
+namespace {
+
+// hint-share on a live DUT: the tap's instants are not the DUT's, so N is bounded by a margin (250 us
+// plus the DUT's longest stall). The trace of ack.rate-hint-sender-goes-idle: A writes, B writes at
+// once (N = 2), B again 800 us later (N = 1, judged exactly).
+TEST(SessionTest, HintShareBoundsNOnALiveTapAndJudgesExactOnlyWhereCertain) {
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/ack/rate-hint-sender-goes-idle.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  RunRecord rec = Simulate(c.value, Options("reference", 1));
+  ASSERT_TRUE(rec.harness_error.empty()) << rec.harness_error;
+  std::vector<size_t> acks;  // the DUT's ACKs: A's, B's first, B's second
+  for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+    if (rec.trace.frames[i].event == FrameRecord::Event::kTx && rec.trace.frames[i].from_dut() && rec.trace.facts[i].ack) acks.push_back(i);
+  }
+  ASSERT_EQ(acks.size(), 3u);
+  auto hint_share = [&](const RunRecord& r) {
+    for (const auto& res : RunChecks(c.value, r)) {
+      if (res.check == "hint-share") return res;
+    }
+    ADD_FAILURE() << "no hint-share result";
+    return harness::CheckResult{};
+  };
+  auto with_hint = [&](RunRecord r, size_t ack, uint32_t hint) {
+    auto fr = Trace::Decode(r.trace.frames[ack], r.trace.meta_port);
+    EXPECT_TRUE(fr.ok());
+    fr->meta()->ack()->rate_hint = hint;
+    r.trace.frames[ack].bytes = wire::SerializeFrame(*fr);
+    r.trace.facts.clear();
+    r.trace.Analyze();
+    return r;
+  };
+  EXPECT_EQ(hint_share(rec).verdict, harness::Verdict::kPass) << hint_share(rec).reason;
+  // B's first ACK with the whole share while A's packet is 10 us old: a FAIL on the simulated clock ...
+  const RunRecord whole = with_hint(rec, acks[1], 95000);
+  EXPECT_EQ(hint_share(whole).verdict, harness::Verdict::kFail);
+  // ... but live the DUT may have counted A out already: not blamed.
+  RunRecord live = rec;
+  live.dut_caps.simulated_time = false;
+  RunRecord live_whole = with_hint(live, acks[1], 95000);
+  live_whole.dut_caps.simulated_time = false;
+  EXPECT_EQ(hint_share(live_whole).verdict, harness::Verdict::kPass) << hint_share(live_whole).reason;
+  // The last ACK, 800 us on, is judged exactly live too: half the share fails.
+  RunRecord live_half = with_hint(live, acks[2], 47500);
+  live_half.dut_caps.simulated_time = false;
+  EXPECT_EQ(hint_share(live_half).verdict, harness::Verdict::kFail) << hint_share(live_half).reason;
+  // With a 1 ms stall the margin covers A's packet too: the last ACK is no longer judged exactly
+  // (only A's own, sent before B wrote, is), and half the share is within the bound for N = 2.
+  live_half.stall_ns = 1'000'000;
+  const auto stalled = hint_share(live_half);
+  EXPECT_EQ(stalled.verdict, harness::Verdict::kPass) << stalled.reason;
 }
 
 }  // namespace
