@@ -78,7 +78,7 @@ const std::vector<MonitorRule>& Rules() {
       {"connect.nonce", "MROCE-CONN-003", "CONNECT_REJ answers a request that arrived, with its nonce; DISCONNECT(_ACK) carry the connection's nonce"},
       {"disconnect.retransmission", "MROCE-CONN-013", "a DISCONNECT sent again is 1 ms after the first and doubling (1 us granularity; live: not timed), at most 3 times"},
       {"disconnect.ack", "MROCE-CONN-015", "a DISCONNECT_ACK answers a DISCONNECT with the connection's nonce that arrived"},
-      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 7, 8, 9, 11, 15, 17, 21; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered and each connection it accepted once a packet other than connection management named it, CLOSED for each connection closed by a DISCONNECT it answered in ESTABLISHED (that reason), by the DISCONNECT_ACK of its own DISCONNECT or by a DISCONNECT crossing its DISCONNECT ERROR (either side's reason); no REJECTED and no ESTABLISHED beyond what the frames show (due by the harness's poll after the frame that makes them due; simulated clock only)", true},
+      {"connect.report", "MROCE-CONN-008", "the DUT's connection events tell what the frames show (table 5.5 rows 6, 7, 8, 9, 11, 15, 17, 21; the ABI's events): REJECTED with the CONNECT_REJ's reason for each of its requests one answered, REJECTED INVALID_PARAMS for each CONNECT_ACK it refused (MROCE-CONN-008), ESTABLISHED (reason 0) for each request a valid CONNECT_ACK answered and each connection it accepted once a packet other than connection management named it, CLOSED for each connection closed by a DISCONNECT it answered in ESTABLISHED (that reason), by the DISCONNECT_ACK of its own DISCONNECT or by a DISCONNECT crossing its DISCONNECT ERROR (either side's reason); TIMEOUT for each of its CONNECT_REQs still unanswered 255 ms after the first transmission (MROCE-CONN-005, row 6; not judged once the harness closed one of its connections); no REJECTED, ESTABLISHED or TIMEOUT beyond what the frames show (due by the harness's poll after the frame that makes them due; simulated clock only)", true},
       {"completion.once", "MROCE-CMPL-007", "at most one completion per work request and per posted receive, none for one never posted"},
       {"completion.order", "MROCE-CMPL-006", "a successful completion only after every earlier work request (or receive) of its stream completed"},
       {"completion.fields", "MROCE-CMPL-009", "a completion carries its work request's connection, stream and kind (a receive completes as a receive, a READ as a READ)"},
@@ -1778,6 +1778,31 @@ class Monitor {
     at_most(rejected, due_rejected_.size(), "CONNECT_REJs answering its requests and CONNECT_ACKs it refused");
     at_most(established, due_established_.size() + used_ids_.size(),
             "valid CONNECT_ACKs answering its requests, and connections it accepted on which a packet then arrived");
+    // MROCE-CONN-005, table 5.5 row 6: a request still unanswered 255 ms after its first
+    // transmission ends with TIMEOUT (1 us granularity either side); one answered before cannot.
+    // Not judged once the harness closed a DUT connection (the request may be the one it closed).
+    const std::string timeout(dut::ConnEventKindName(dut::ConnEventKind::kTimeout));
+    constexpr int64_t kGiveUpNs = 255'000'000;
+    constexpr int64_t kUnanswered = std::numeric_limits<int64_t>::max();
+    int64_t harness_closed = kUnanswered;
+    for (const ControlRecord& c : t_.control) {
+      if (c.host == kDutHost && c.kind == ControlRecord::Kind::kClose) harness_closed = std::min(harness_closed, c.time_ns);
+    }
+    std::vector<Due> timeouts;
+    size_t may_time_out = 0;
+    for (const auto& [key, sends] : dut_requests_) {
+      const int64_t first = t_.frames[static_cast<size_t>(sends.front())].time_ns;
+      const auto answer = answered_requests_.find(key);
+      const int64_t answered = answer == answered_requests_.end() ? kUnanswered : answer->second;
+      if (answered >= first + kGiveUpNs - kGranularityNs) ++may_time_out;
+      if (answered > first + kGiveUpNs + kGranularityNs && harness_closed > first + kGiveUpNs + kGranularityNs) {
+        timeouts.push_back(Due{first + kGiveUpNs + kGranularityNs, sends.front(), 0});
+      }
+    }
+    all_reported(timeout, timeouts, "the request this CONNECT_REQ began, unanswered 255 ms after it (MROCE-CONN-005, table 5.5 row 6)");
+    if (harness_closed == kUnanswered) {
+      at_most(timeout, may_time_out, "requests still unanswered 255 ms after their first CONNECT_REQ");
+    }
     for (const auto& [reason, j] : events[established]) {
       Judged(kConnectReport);
       if (reason == 0) continue;

@@ -526,6 +526,22 @@ TEST(ClauseMonitor, ConnectionEventsTellWhatTheFramesShow) {
     SCOPED_TRACE("add_event(refused, dut::ConnEventKind::kEstablished, 0)");
     ExpectFires(add_event(refused, dut::ConnEventKind::kEstablished, 0), "connect.report");
   }  // no CONNECT_ACK it took
+  // A CONNECT_REQ never answered: TIMEOUT 255 ms after it (MROCE-CONN-005, table 5.5 row 6), once.
+  const RunRecord given_up = run("requester.connect-req-gives-up.yaml");
+  const MonitorReport quiet = RunClauseMonitor(given_up);
+  EXPECT_TRUE(quiet.violations.empty()) << Describe(given_up, quiet);
+  {
+    SCOPED_TRACE("drop_event(given_up, dut::ConnEventKind::kTimeout)");
+    ExpectFiresWith(drop_event(given_up, dut::ConnEventKind::kTimeout), "connect.report", "reported no timeout event");
+  }
+  {
+    SCOPED_TRACE("add_event(given_up, dut::ConnEventKind::kTimeout, 0)");
+    ExpectFires(add_event(given_up, dut::ConnEventKind::kTimeout, 0), "connect.report");
+  }  // one too many
+  {
+    SCOPED_TRACE("add_event(refused, dut::ConnEventKind::kTimeout, 0)");
+    ExpectFires(add_event(refused, dut::ConnEventKind::kTimeout, 0), "connect.report");
+  }  // a request that was answered
   // A CONNECT_REJ NO_RESOURCES (after one with another nonce, dropped): REJECTED with that reason,
   // not another, and only once.
   const RunRecord rej = run("requester.connect-rej-ends-attempt.yaml");
