@@ -309,6 +309,31 @@ TEST(CounterCheck, ExcessExplainedByAnotherCounterOrALiveTapIsInconclusiveAShort
   EXPECT_EQ(Judge(live, rec).verdict, harness::Verdict::kFail);
 }
 
+// Live, loss_inferred above the losses the tap saw is undecidable when the DUT also retransmitted more
+// than those losses (a wire that reorders a path's packets makes it infer losses, MROCE-LOSS-001);
+// without such retransmissions, or above them, it fails; on the simulated clock it fails.
+TEST(CounterCheck, LiveLossInferenceBeyondTheTapsLossesIsInconclusiveOnlyWithAsManyRetransmissions) {
+  auto c = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"equals", "dut.data_lost"}});
+  RunRecord rec;
+  rec.dut_caps.features = {"telemetry"};
+  wire::MetaPacket rtx = WriteOn(0);
+  rtx.ch.Set(wire::kFlagRtx);
+  FrameRecord lost = MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0));
+  FrameRecord dropped = lost;
+  dropped.event = FrameRecord::Event::kDrop;
+  rec.trace.frames = {lost, dropped, MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, rtx),
+                      MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, rtx), MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, rtx)};
+  rec.trace.Analyze();
+  ASSERT_EQ(rec.trace.Count("dut.data_lost").value_or(0), 1u);
+  ASSERT_EQ(rec.trace.Count("dut.data_rtx").value_or(0), 3u);
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 3}}, std::nullopt});
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);  // simulated: exact
+  rec.dut_caps.simulated_time = false;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
+  rec.trace.telemetry[0].counters[0].second = 4;  // more than it retransmitted
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail) << Judge(c, rec).reason;
+}
+
 // simulated_only: a literal bound that follows from the simulated clock's timing fails a simulated
 // DUT outside it and is inconclusive for a live one; within it, both pass.
 TEST(CounterCheck, ASimulatedOnlyBoundFailsOnTheSimulatedClockAndIsInconclusiveLive) {
