@@ -28,6 +28,20 @@ uint32_t Be32(const uint8_t* p) { return uint32_t{p[0]} << 24 | uint32_t{p[1]} <
 uint32_t MehMsn(const wire::FrameView& v) { return Be32(v.udp_payload().data() + 16 + 4); }
 uint32_t MehOffset(const wire::FrameView& v) { return Be32(v.udp_payload().data() + 16 + 12); }
 
+// Memory of one WRITE from A into B; it must outlive the run.
+struct WriteBuffers {
+  std::vector<uint8_t> src, region;
+};
+
+// Posts a WRITE (wr_id 1, stream 0) of `len` bytes of 1s from A into a region of B registered for it.
+void PostWriteOf(Loop& loop, ConnId conn, uint32_t len, WriteBuffers& b) {
+  b.src.assign(len, 1);
+  b.region.assign(len, 0);
+  auto mr = loop.b().RegisterMemory(b.region.data(), b.region.size(), kAccessRemoteWrite);
+  ASSERT_TRUE(mr.ok());
+  EXPECT_TRUE(loop.a().PostWrite(conn, 0, b.src.data(), len, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+}
+
 std::vector<Completion> RunFor(Loop& loop, Endpoint& ep, size_t n, TimeNs limit) {
   std::vector<Completion> out;
   loop.RunUntil([&] {
@@ -347,9 +361,8 @@ TEST(QuirkBehaviour, SackOffByOne) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(3072, 1), region(3072);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 3072, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 3072, buffers);
     loop.RunUntil([] { return false; }, loop.now() + 10 * kMicrosecond);
     const auto acks = Frames(loop, 1, wire::Opcode::kAck);
     EXPECT_FALSE(acks.empty());
@@ -394,9 +407,8 @@ TEST(QuirkBehaviour, NoAckCoalescingLimit) {
     b.link_capacity_mbps = 1000;
     Loop loop(a, b);
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(4096, 1), region(4096);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4096, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 4096, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     return Frames(loop, 1, wire::Opcode::kAck).size();
   };
@@ -432,9 +444,8 @@ std::vector<wire::Frame> RetransmissionsOfLostPsn0(const char* q) {
     return out;
   });
   const ConnId conn = Establish(loop);
-  std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
-  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  WriteBuffers buffers;
+  PostWriteOf(loop, conn, 16 * 1024, buffers);
   EXPECT_EQ(RunFor(loop, loop.a(), 1, 10 * kMillisecond).size(), 1u);
   std::vector<wire::Frame> out;
   for (const wire::Frame& f : Frames(loop, 0, wire::Opcode::kWrite)) {
@@ -467,9 +478,8 @@ TEST(QuirkBehaviour, NoCeEcho) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(8192, 1), region(8192);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 8192, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 8192, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     int echoed = 0;
     for (const wire::Frame& f : Frames(loop, 1, wire::Opcode::kAck)) {
@@ -489,9 +499,8 @@ TEST(QuirkBehaviour, NoDupAck) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(100, 1), region(100);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 100, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 100, buffers);
     loop.RunUntil([] { return false; }, loop.now() + 1 * kMillisecond);
     return Frames(loop, 1, wire::Opcode::kAck).size();
   };
@@ -503,9 +512,8 @@ TEST(QuirkBehaviour, IgnoreWindow) {
   auto run = [](const char* q) {
     Loop loop(WithQuirks(q, OnePath()));
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 16 * 1024, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     // Data packets A sent before the first ACK reached it (emission + 2 us link).
     TimeNs first_ack_arrival = kNever;
@@ -553,9 +561,8 @@ uint64_t Telem(const Endpoint& ep, std::string_view suffix) {
 std::vector<wire::Frame> OneWrite(const char* q, uint32_t len) {
   Loop loop(WithQuirks(q, OnePath()));
   const ConnId conn = Establish(loop);
-  std::vector<uint8_t> src(len, 1), region(len);
-  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), len, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  WriteBuffers buffers;
+  PostWriteOf(loop, conn, len, buffers);
   EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
   return Frames(loop, 0, wire::Opcode::kWrite);
 }
@@ -699,9 +706,8 @@ TEST(QuirkBehaviour, ReadsOutstanding65) {
 size_t SentBeforeFirstAck(const char* q) {
   Loop loop(WithQuirks(q, OnePath()));
   const ConnId conn = Establish(loop);
-  std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
-  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  WriteBuffers buffers;
+  PostWriteOf(loop, conn, 16 * 1024, buffers);
   EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
   const auto acks = Sent(loop, 1, wire::Opcode::kAck);
   const TimeNs first_ack_arrival = acks.empty() ? kNever : acks.front().first + 2 * kMicrosecond;
@@ -723,9 +729,8 @@ uint64_t CwndAfterRto(const char* q) {
     return out;
   });
   const ConnId conn = Establish(loop);
-  std::vector<uint8_t> src(16 * 1024, 1), region(16 * 1024);
-  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 16 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  WriteBuffers buffers;
+  PostWriteOf(loop, conn, 16 * 1024, buffers);
   loop.RunUntil([] { return false; }, loop.now() + 1200 * kMicrosecond);
   EXPECT_EQ(Telem(loop.a(), ".rto_events"), 1u);
   return Telem(loop.a(), ".cwnd_bytes");
@@ -740,9 +745,8 @@ TEST(QuirkBehaviour, AdditiveIncreaseDouble) {
   auto cwnd = [](const char* q) {
     Loop loop(WithQuirks(q, OnePath()));
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(64 * 1024, 1), region(64 * 1024);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 64 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 64 * 1024, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     return Telem(loop.a(), ".cwnd_bytes");
   };
@@ -761,9 +765,8 @@ TEST(QuirkBehaviour, HalveEveryEce) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(4 * 1024, 1), region(4 * 1024);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 4 * 1024, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     loop.RunUntil([] { return false; }, loop.now() + 10 * kMicrosecond);  // the copy of the last ACK too
     return Telem(loop.a(), ".cwnd_decreases");
@@ -780,9 +783,8 @@ TEST(QuirkBehaviour, RtoInitial2ms) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(100, 1), region(100);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 100, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 100, buffers);
     loop.RunUntil([] { return false; }, loop.now() + 5 * kMillisecond);
     const auto w = Sent(loop, 0, wire::Opcode::kWrite);
     EXPECT_GE(w.size(), 2u);
@@ -800,9 +802,8 @@ std::vector<wire::Frame> AcksOf(const char* q, const std::function<bool(const wi
     return out;
   });
   const ConnId conn = Establish(loop);
-  std::vector<uint8_t> src(64 * 1024, 1), region(64 * 1024);
-  auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-  EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 64 * 1024, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+  WriteBuffers buffers;
+  PostWriteOf(loop, conn, 64 * 1024, buffers);
   EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
   return Frames(loop, 1, wire::Opcode::kAck);
 }
@@ -863,9 +864,8 @@ TEST(QuirkBehaviour, RateHintTxUncounted) {
   auto counted = [](const char* q) {
     Loop loop(WithQuirks(q, OnePath()));
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(4096, 1), region(4096);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4096, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 4096, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     EXPECT_GT(Frames(loop, 1, wire::Opcode::kAck).size(), 0u);
     return ConnB(loop).counters().Get(ConnCounter::kRateHintTx);
@@ -882,9 +882,8 @@ TEST(QuirkBehaviour, DupRxUncounted) {
       return out;
     });
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(100, 1), region(100);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 100, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 100, buffers);
     loop.RunUntil([] { return false; }, loop.now() + 1 * kMillisecond);
     return ConnB(loop).paths()[0].rx_counters.Get(PathRxCounter::kDupRx);
   };
@@ -976,9 +975,8 @@ TEST(QuirkBehaviour, ControlNotEct) {
   auto not_ect = [](const char* q) {
     Loop loop(WithQuirks(q, OnePath()));
     const ConnId conn = Establish(loop);
-    std::vector<uint8_t> src(4096, 1), region(4096);
-    auto mr = loop.b().RegisterMemory(region.data(), region.size(), kAccessRemoteWrite);
-    EXPECT_TRUE(loop.a().PostWrite(conn, 0, src.data(), 4096, mr->va, mr->rkey, 1, std::nullopt, loop.now()).ok());
+    WriteBuffers buffers;
+    PostWriteOf(loop, conn, 4096, buffers);
     EXPECT_EQ(RunFor(loop, loop.a(), 1, 5 * kMillisecond).size(), 1u);
     size_t n = 0;
     for (const Loop::Sent& s : loop.log()) {
