@@ -531,19 +531,23 @@ CheckResult Counter(const Ctx& x) {
                                                  shown + " counts never happened");
     }
   }
+  // A counter that legitimately counts events the trace cannot see (MROCE-RTO-006: an RTO deems
+  // every unacknowledged PSN lost, delivered or not; live, a timer may fire after the script's last
+  // step and before telemetry is read) makes an excess undecidable, never a shortfall.
+  const auto explained_excess = [&](uint64_t want, const std::string& what) -> std::optional<CheckResult> {
+    const std::string other = text("excess_if");
+    if (*v <= want || other.empty()) return std::nullopt;
+    const auto n = x.trace.CounterSum(kDutHost, other, scope);
+    if (!n || *n == 0) return std::nullopt;
+    return With(x, Verdict::kInconclusive,
+                "counter " + shown + " is " + std::to_string(*v) + ", above " + what + ", while " + other + " is " +
+                    std::to_string(*n) + ": those events add to " + name +
+                    " by rule, so the exact count is not decidable from the trace");
+  };
   if (const std::string count = text("equals"); !count.empty()) {
     const uint64_t want = *x.trace.Count(count);
-    if (*v > want) {
-      // A counter that legitimately counts events the trace cannot see (MROCE-RTO-006: an RTO deems
-      // every unacknowledged PSN lost, delivered or not) makes an excess undecidable, never a shortfall.
-      if (const std::string other = text("excess_if"); !other.empty()) {
-        if (const auto n = x.trace.CounterSum(kDutHost, other, scope); n && *n > 0) {
-          return With(x, Verdict::kInconclusive,
-                      "counter " + shown + " is " + std::to_string(*v) + ", above the " + std::to_string(want) + " " +
-                          doc(count) + " (" + count + ") the tap shows, while " + other + " is " + std::to_string(*n) +
-                          ": those events add to " + name + " by rule, so the exact count is not decidable from the trace");
-        }
-      }
+    if (auto r = explained_excess(want, "the " + std::to_string(want) + " " + doc(count) + " (" + count + ") the tap shows")) {
+      return *r;
     }
     if (*v > want && !x.rec.dut_caps.simulated_time && count == "dut.data_lost") {
       // MROCE-LOSS-001 deems lost a PSN below the highest acknowledged one: a live wire that reorders
@@ -604,6 +608,14 @@ CheckResult Counter(const Ctx& x) {
     }
     return Mismatch(x, Verdict::kFail, why, name, want, *v);
   };
+  for (const char* k : {"eq", "max"}) {
+    if (auto b = bound(k)) {
+      if (auto r = explained_excess(*b, std::string(k == std::string("eq") ? "its expected value " : "its maximum ") +
+                                            std::to_string(*b))) {
+        return *r;
+      }
+    }
+  }
   if (auto eq = bound("eq"); eq && *v != *eq) return out_of_bounds("counter " + shown, *eq);
   if (auto mn = bound("min"); mn && *v < *mn) {
     return out_of_bounds("counter " + shown + " below its minimum " + std::to_string(*mn), *mn);
@@ -1104,7 +1116,8 @@ std::vector<CheckInfo> Registry() {
          TraceCountNames()},
         {"excess_if", ParamSpec::Type::kString, 0, 0, false,
          "a DUT counter (same scope) whose events legitimately add to this one unseen by the trace (rto_events for "
-         "loss_inferred): when it is non-zero, a count above `equals` is inconclusive; a count below still fails"},
+         "loss_inferred): when it is non-zero, a count above `equals`, `eq` or `max` is inconclusive; a count below "
+         "still fails"},
         {"eq", kInt, 0, kInf, false, "exact value"},
         {"min", kInt, 0, kInf, false, "lower bound"},
         {"max", kInt, 0, kInf, false, "upper bound"},

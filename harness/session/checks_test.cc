@@ -309,6 +309,26 @@ TEST(CounterCheck, ExcessExplainedByAnotherCounterOrALiveTapIsInconclusiveAShort
   EXPECT_EQ(Judge(live, rec).verdict, harness::Verdict::kFail);
 }
 
+// excess_if applies to the literal bounds too: loss_inferred eq 0 with an RTO on record (live, the
+// retransmission's own timer fired before telemetry was read) is inconclusive; without one it fails.
+TEST(CounterCheck, ALiteralBoundsExcessExplainedByAnotherCounterIsInconclusive) {
+  auto c = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"eq", 0}, {"excess_if", "rto_events"}});
+  RunRecord rec;
+  rec.dut_caps.features = {"telemetry"};
+  rec.trace.frames = {MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0))};
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 1}, {"path.1.0.rto_events", 0}}, std::nullopt});
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
+  rec.trace.telemetry[0].counters[1].second = 1;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
+  rec.trace.telemetry[0].counters[0].second = 0;
+  EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kPass);
+  auto mx = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"min", 1}, {"max", 2}, {"excess_if", "rto_events"}});
+  rec.trace.telemetry[0].counters[0].second = 0;  // below the minimum: fails whatever rto_events says
+  EXPECT_EQ(Judge(mx, rec).verdict, harness::Verdict::kFail);
+  rec.trace.telemetry[0].counters[0].second = 3;
+  EXPECT_EQ(Judge(mx, rec).verdict, harness::Verdict::kInconclusive);
+}
+
 // Live, loss_inferred above the losses the tap saw is undecidable when the DUT also retransmitted more
 // than those losses (a wire that reorders a path's packets makes it infer losses, MROCE-LOSS-001);
 // without such retransmissions, or above them, it fails; on the simulated clock it fails.
