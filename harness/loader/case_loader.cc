@@ -596,7 +596,7 @@ class CaseParser {
       } else {
         DutStep s;
         s.where = r_.Where(item);
-        if (!r_.Map(body, bp, {"at", "after", "op", "size", "count", "stream", "refused"}, {"op"})) continue;
+        if (!r_.Map(body, bp, {"at", "after", "op", "size", "count", "stream", "refused", "imm"}, {"op"})) continue;
         StepTime(body, bp, &s.at, &s.after);
         if (body["op"]) {
           if (auto o = r_.String(body["op"], Join(bp, "op"))) {
@@ -623,6 +623,14 @@ class CaseParser {
           if (s.refused && !needs_size) {
             r_.Error(body["refused"], Join(bp, "refused"),
                      "'refused' applies to a post (write, read, send, post-recv), not to op " + std::string(ToString(s.action)));
+          }
+        }
+        if (body["imm"]) {
+          if (auto v = r_.Int(body["imm"], Join(bp, "imm"), 0, 0xFFFFFFFFll)) s.imm = static_cast<uint32_t>(*v);
+          if (s.action != DutStep::Action::kWrite && s.action != DutStep::Action::kSend) {
+            r_.Error(body["imm"], Join(bp, "imm"),
+                     "'imm' (immediate data) applies to op write (WRITE_IMM) or send (SEND_IMM), not to op " +
+                         std::string(ToString(s.action)));
           }
         }
         out->push_back(std::move(s));

@@ -609,6 +609,20 @@ TEST(CaseLoaderErrors, RefusedOnlyOnAPost) {
   EXPECT_FALSE(std::get<DutStep>(ok.value.script[0]).refused);
 }
 
+TEST(CaseLoaderErrors, ImmOnlyOnWriteOrSendAndItNeedsTheImmFeature) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  ExpectOneError(head + "  - dut: {at: 0, op: read, size: 8, imm: 1}\n", 6, 42, "script[0].dut.imm",
+                 "'imm' (immediate data) applies to op write (WRITE_IMM) or send (SEND_IMM), not to op read");
+  auto big = LoadCaseString(head + "  - dut: {at: 0, op: send, size: 8, imm: 4294967296}\n", "c.yaml");
+  EXPECT_FALSE(big.ok());
+  auto ok = LoadCaseString(head + "  - dut: {at: 0, op: write, size: 8, imm: 4294967295}\n  - dut: {at: 0, op: send, size: 8, imm: 0}\n",
+                           "c.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.ErrorText();
+  EXPECT_EQ(std::get<DutStep>(ok.value.script[0]).imm, 4294967295u);
+  EXPECT_EQ(std::get<DutStep>(ok.value.script[1]).imm, 0u);
+  EXPECT_EQ(ok.value.FeaturesUsed(), (std::vector<std::string>{"send_imm", "write_imm"}));
+}
+
 
 }  // namespace
 }  // namespace mroce::harness

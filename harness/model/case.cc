@@ -114,9 +114,9 @@ std::vector<std::string> Case::FeaturesUsed() const {
   for (const ScriptStep& step : script) {
     if (const auto* d = std::get_if<DutStep>(&step)) {
       switch (d->action) {
-        case DutStep::Action::kWrite: f.insert("write"); break;
+        case DutStep::Action::kWrite: f.insert(d->imm ? "write_imm" : "write"); break;
         case DutStep::Action::kRead: f.insert("read"); break;
-        case DutStep::Action::kSend:
+        case DutStep::Action::kSend: f.insert(d->imm ? "send_imm" : "send"); break;
         case DutStep::Action::kPostRecv: f.insert("send"); break;
         default: break;
       }

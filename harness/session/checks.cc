@@ -893,22 +893,28 @@ CheckResult CompletionOf(const Ctx& x) {
   const std::optional<int64_t> stream = x.params.contains("stream") ? std::optional<int64_t>(x.params["stream"].get<int64_t>()) : std::nullopt;
   const std::optional<int64_t> bytes = x.params.contains("bytes") ? std::optional<int64_t>(x.params["bytes"].get<int64_t>()) : std::nullopt;
   const std::optional<int64_t> count = x.params.contains("count") ? std::optional<int64_t>(x.params["count"].get<int64_t>()) : std::nullopt;
+  // imm N: exactly that immediate data; has_imm false: none (MROCE-CMPL-009).
+  std::optional<std::optional<uint32_t>> imm;
+  if (x.params.contains("imm")) imm = std::optional<uint32_t>(static_cast<uint32_t>(x.params["imm"].get<int64_t>()));
+  if (x.params.contains("has_imm") && !x.params["has_imm"].get<bool>()) imm = std::optional<uint32_t>();
   std::ostringstream want;
   want << (op == "any" ? std::string("completion") : op + " completion");
   if (stream) want << " on stream " << *stream;
   want << " with status " << status;
   if (bytes) want << " and " << *bytes << " bytes";
+  if (imm) want << (*imm ? " and immediate data " + std::to_string(**imm) : std::string(" and no immediate data"));
   uint64_t n = 0;
   std::ostringstream seen;
   size_t listed = 0;
   for (const ControlRecord& c : x.trace.control) {
     if (c.kind != ControlRecord::Kind::kCompletion || c.host != kDutHost) continue;
     const bool match = (op == "any" || dut::OpKindName(c.op) == op) && (!stream || c.stream == *stream) &&
-                       dut::OpStatusName(c.status) == status && (!bytes || c.bytes == *bytes);
+                       dut::OpStatusName(c.status) == status && (!bytes || c.bytes == *bytes) && (!imm || c.imm == *imm);
     if (match) ++n;
     if (listed++ < 12) {
       seen << (listed > 1 ? "; " : "") << "wr_id " << (c.wr_id & 0xFFFFFFFFull) << ": " << dut::OpKindName(c.op) << " stream "
-           << c.stream << " " << dut::OpStatusName(c.status) << " " << c.bytes << " bytes";
+           << c.stream << " " << dut::OpStatusName(c.status) << " " << c.bytes << " bytes"
+           << (c.imm ? " imm " + std::to_string(*c.imm) : std::string());
     }
   }
   const bool ok = count ? n == static_cast<uint64_t>(*count) : n >= 1;
@@ -1103,6 +1109,8 @@ std::vector<CheckInfo> Registry() {
          {"success", "retry_exceeded", "rnr_retry_exceeded", "remote_access", "local_length", "remote_invalid", "remote_op_error",
           "flushed", "remote_abort", "resource", "connect_timeout", "other"}},
         {"bytes", kInt, 0, 4294967295.0, false, "its byte count (default any)"},
+        {"imm", kInt, 0, 4294967295.0, false, "its immediate data (default any)"},
+        {"has_imm", ParamSpec::Type::kBool, 0, 0, false, "false: it carries no immediate data (default any)"},
         {"count", kInt, 0, kInf, false, "exactly this many such completions"}},
        e2e, false, One<CompletionOf>},
       {"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",

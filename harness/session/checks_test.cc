@@ -76,6 +76,36 @@ TEST(CompletionCheck, CountsTheDutsCompletionsOfOneKindExactly) {
   EXPECT_FALSE(ValidateCheck("completion", {{"stream", -1}}).ok());
 }
 
+// imm: the receive completion of a SEND_IMM/WRITE_IMM carries the message's imm (MROCE-CMPL-009);
+// has_imm false: one that carries none.
+TEST(CompletionCheck, MatchesTheImmediateData) {
+  RunRecord rec;
+  auto done = [&](uint64_t wr, std::optional<uint32_t> imm) {
+    ControlRecord r;
+    r.kind = ControlRecord::Kind::kCompletion;
+    r.host = kDutHost;
+    r.wr_id = wr;
+    r.op = dut::OpKind::kRecv;
+    r.bytes = 4;
+    r.imm = imm;
+    rec.trace.control.push_back(r);
+  };
+  done(1, 43981u);
+  done(2, std::nullopt);
+  auto judge = [&](nlohmann::json p) { return Judge(OneCheck("completion", std::move(p)), rec); };
+  EXPECT_EQ(judge({{"imm", 43981}, {"bytes", 4}, {"count", 1}}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({{"has_imm", false}, {"count", 1}}).verdict, harness::Verdict::kPass);
+  const auto wrong = judge({{"imm", 43982}, {"count", 1}});
+  EXPECT_EQ(wrong.verdict, harness::Verdict::kFail);
+  EXPECT_NE(wrong.reason.find("wr_id 1: recv stream 0 success 4 bytes imm 43981"), std::string::npos) << wrong.reason;
+  EXPECT_NE(wrong.reason.find("immediate data 43982"), std::string::npos) << wrong.reason;
+  rec.trace.control[1].imm = 0u;  // the SEND's completion now claims imm 0
+  EXPECT_EQ(judge({{"has_imm", false}, {"count", 1}}).verdict, harness::Verdict::kFail);
+  EXPECT_FALSE(ValidateCheck("completion", {{"imm", -1}}).ok());
+  EXPECT_FALSE(ValidateCheck("completion", {{"imm", 4294967296.0}}).ok());
+  EXPECT_FALSE(ValidateCheck("completion", {{"has_imm", 1}}).ok());
+}
+
 TEST(StateReleasedCheck, PassesWhenStateReturnsAndFailsOnALeak) {
   const auto c = OneCheck("state-released");
   EXPECT_EQ(Judge(c, Settled(8000, 8000, 1'000'000)).verdict, harness::Verdict::kPass);

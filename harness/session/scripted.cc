@@ -411,13 +411,13 @@ bool ScriptRunner::DoDut(const harness::DutStep& s, ScriptStepOutcome& out) {
       switch (s.action) {
         case harness::DutStep::Action::kWrite:
           op = dut::OpKind::kWrite;
-          return d.PostWrite({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, at);
+          return d.PostWrite({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr, .imm = s.imm}, at);
         case harness::DutStep::Action::kRead:
           op = dut::OpKind::kRead;
           return d.PostRead({.conn = conn, .stream = stream, .local = local, .remote = remote, .wr_id = wr}, at);
         case harness::DutStep::Action::kSend:
           op = dut::OpKind::kSend;
-          return d.PostSend({.conn = conn, .stream = stream, .local = local, .wr_id = wr}, at);
+          return d.PostSend({.conn = conn, .stream = stream, .local = local, .wr_id = wr, .imm = s.imm}, at);
         default:
           op = dut::OpKind::kRecv;
           return d.PostRecv({.conn = conn, .stream = stream, .local = local, .wr_id = wr});

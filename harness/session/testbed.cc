@@ -196,6 +196,7 @@ void Testbed::Poll(int host, std::vector<dut::ConnEvent>* events, std::vector<du
     r.op = c.op;
     r.status = c.status;
     r.bytes = c.byte_len;
+    r.imm = c.imm;
     rec_->trace.control.push_back(std::move(r));
   }
   if (events != nullptr) events->insert(events->end(), ev.begin(), ev.end());

@@ -176,6 +176,8 @@ struct DutStep {
   // A post the spec requires the DUT to refuse locally (MROCE-LIM-002): the step passes only when
   // every post of it returns an error.
   bool refused = false;
+  // write or send with immediate data: WRITE_IMM (feature write_imm) or SEND_IMM (send_imm).
+  std::optional<uint32_t> imm;
   SourceLocation where;
   bool operator==(const DutStep&) const = default;
 };

@@ -83,6 +83,7 @@ struct ControlRecord {
   dut::OpStatus status = dut::OpStatus::kSuccess;
   uint32_t bytes = 0;
   std::string detail;       // kConnEvent: event name; kError: message
+  std::optional<uint32_t> imm;  // kCompletion: the immediate data it carries (a receive of WRITE_IMM/SEND_IMM)
 };
 
 // A telemetry value of one device at one time.
