@@ -415,13 +415,14 @@ class CaseParser {
     }
   }
 
-  std::optional<int64_t> Size(const YAML::Node& n, const std::string& path) {
+  // zero_ok: an empty message (msg_len 0, MROCE-PLACE-007) a dut step may post.
+  std::optional<int64_t> Size(const YAML::Node& n, const std::string& path, bool zero_ok = false) {
     int64_t v = -1;
     size_t before = errors_->size();
     Scalar(n, path, impairment::ParseSize, &v);
     if (errors_->size() != before) return std::nullopt;
-    if (v <= 0) {
-      r_.Error(n, path, "must be at least 1 byte");
+    if (v < 0 || (v == 0 && !zero_ok)) {
+      r_.Error(n, path, zero_ok ? "must be 0 or more bytes" : "must be at least 1 byte");
       return std::nullopt;
     }
     return v;
@@ -612,7 +613,7 @@ class CaseParser {
             }
           }
         }
-        if (body["size"]) if (auto v = Size(body["size"], Join(bp, "size"))) s.size_bytes = *v;
+        if (body["size"]) if (auto v = Size(body["size"], Join(bp, "size"), /*zero_ok=*/true)) s.size_bytes = *v;
         bool needs_size = s.action == DutStep::Action::kWrite || s.action == DutStep::Action::kRead ||
                           s.action == DutStep::Action::kSend || s.action == DutStep::Action::kPostRecv;
         if (needs_size && !body["size"]) r_.Error(body, Join(bp, "size"), "missing required key 'size' (op " + std::string(ToString(s.action)) + ")");

@@ -623,6 +623,15 @@ TEST(CaseLoaderErrors, ImmOnlyOnWriteOrSendAndItNeedsTheImmFeature) {
   EXPECT_EQ(ok.value.FeaturesUsed(), (std::vector<std::string>{"send_imm", "write_imm"}));
 }
 
+// A dut step may post an empty message (msg_len 0, MROCE-PLACE-007); a workload op may not.
+TEST(CaseLoaderErrors, ADutStepMayPostAnEmptyMessage) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  auto ok = LoadCaseString(head + "  - dut: {at: 0, op: read, size: 0}\n", "c.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.ErrorText();
+  EXPECT_EQ(std::get<DutStep>(ok.value.script[0]).size_bytes, 0);
+  ExpectOneError(head + "  - dut: {at: 0, op: read, size: -1}\n", 6, 34, "script[0].dut.size", "a size must not be negative");
+}
+
 
 }  // namespace
 }  // namespace mroce::harness

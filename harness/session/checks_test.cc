@@ -227,7 +227,7 @@ TEST(CounterCheck, EqualsATraceCountExactlyAndIsInconclusiveWhenTheEventNeverHap
   auto c = OneCheck("counter", {{"name", "ecn_ce_rx"}, {"scope", "path-rx"}, {"equals", "dut.data_rx_ce"}});
   RunRecord rec;
   rec.dut_caps.features = {"telemetry"};
-  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.rx.ecn_ce_rx", 0}, {"path.1.0.ecn_ce_rx", 5}}, std::nullopt});
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.rx.ecn_ce_rx", 0}, {"path.1.0.ecn_ce_rx", 5}}, std::nullopt, std::nullopt});
   // No CE-marked frame reached the DUT: the counter's event never happened.
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
   FrameRecord ce;
@@ -324,7 +324,7 @@ TEST(CounterCheck, ExcessExplainedByAnotherCounterOrALiveTapIsInconclusiveAShort
   rec.dut_caps.features = {"telemetry"};
   rec.trace.frames = {MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0)),
                       MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0))};
-  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}, {"path.1.0.rto_events", 0}}, std::nullopt});
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}, {"path.1.0.rto_events", 0}}, std::nullopt, std::nullopt});
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
   rec.trace.telemetry[0].counters[1].second = 1;
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
@@ -346,7 +346,7 @@ TEST(CounterCheck, ALiteralBoundsExcessExplainedByAnotherCounterIsInconclusive) 
   RunRecord rec;
   rec.dut_caps.features = {"telemetry"};
   rec.trace.frames = {MetaFrame(FrameRecord::Event::kTx, kDutHost, 1, WriteOn(0))};
-  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 1}, {"path.1.0.rto_events", 0}}, std::nullopt});
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 1}, {"path.1.0.rto_events", 0}}, std::nullopt, std::nullopt});
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
   rec.trace.telemetry[0].counters[1].second = 1;
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
@@ -376,7 +376,7 @@ TEST(CounterCheck, LiveLossInferenceBeyondTheTapsLossesIsInconclusiveOnlyWithAsM
   rec.trace.Analyze();
   ASSERT_EQ(rec.trace.Count("dut.data_lost").value_or(0), 1u);
   ASSERT_EQ(rec.trace.Count("dut.data_rtx").value_or(0), 3u);
-  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 3}}, std::nullopt});
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 3}}, std::nullopt, std::nullopt});
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);  // simulated: exact
   rec.dut_caps.simulated_time = false;
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kInconclusive) << Judge(c, rec).reason;
@@ -390,7 +390,7 @@ TEST(CounterCheck, ASimulatedOnlyBoundFailsOnTheSimulatedClockAndIsInconclusiveL
   auto c = OneCheck("counter", {{"name", "loss_inferred"}, {"scope", "path"}, {"eq", 3}, {"simulated_only", true}});
   RunRecord rec;
   rec.dut_caps.features = {"telemetry"};
-  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}}, std::nullopt});
+  rec.trace.telemetry.push_back({0, kDutHost, {{"path.1.0.loss_inferred", 5}}, std::nullopt, std::nullopt});
   EXPECT_EQ(Judge(c, rec).verdict, harness::Verdict::kFail);
   rec.dut_caps.simulated_time = false;
   const auto live = Judge(c, rec);

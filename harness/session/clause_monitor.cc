@@ -190,6 +190,7 @@ struct TxEvent {
   int64_t t = 0;
   std::string counter;  // "conn.nack_tx", "path.P.tx_pkts", ... (without the connection id)
   uint64_t add = 1;
+  long frame = -1;  // the frame's index in the trace
 };
 // A frame that arrived at the DUT, for the receive counters (chapter 17): it either certainly counts
 // (the DUT's state is known from the frames: an open connection, its epoch of the path, what it
@@ -467,21 +468,21 @@ class Monitor {
       rt.sent.emplace_back(r.time_ns, ip_len, i);
       rt.full_packet = std::max<uint64_t>(rt.full_packet, ip_len - m.payload.size() + n->mtu);
       for (const std::string& scope : {std::string("conn."), path}) {
-        ev.push_back({r.time_ns, scope + "tx_pkts", 1});
-        ev.push_back({r.time_ns, scope + "tx_bytes", ip_len});
-        if (m.ch.Has(wire::kFlagRtx)) ev.push_back({r.time_ns, scope + "retransmits", 1});
+        ev.push_back({r.time_ns, scope + "tx_pkts", 1, i});
+        ev.push_back({r.time_ns, scope + "tx_bytes", ip_len, i});
+        if (m.ch.Has(wire::kFlagRtx)) ev.push_back({r.time_ns, scope + "retransmits", 1, i});
       }
     } else if (op == Opcode::kAck) {
-      ev.push_back({r.time_ns, "conn.rate_hint_tx", 1});
-      ev.push_back({r.time_ns, path + "rx.acks_tx", 1});
+      ev.push_back({r.time_ns, "conn.rate_hint_tx", 1, i});
+      ev.push_back({r.time_ns, path + "rx.acks_tx", 1, i});
     } else if (op == Opcode::kNack) {
       const uint8_t code = static_cast<uint8_t>(m.nack()->code);
       if (code == static_cast<uint8_t>(wire::NackCode::kInvalidConn)) return;  // names no connection of the DUT
-      ev.push_back({r.time_ns, "conn.nack_tx", 1});
-      if (code >= 1 && code <= 7) ev.push_back({r.time_ns, std::string("conn.") + kNackTxNames[code], 1});
-      if (m.nack()->code == wire::NackCode::kRnr) ev.push_back({r.time_ns, "conn.rnr_nack_tx", 1});
+      ev.push_back({r.time_ns, "conn.nack_tx", 1, i});
+      if (code >= 1 && code <= 7) ev.push_back({r.time_ns, std::string("conn.") + kNackTxNames[code], 1, i});
+      if (m.nack()->code == wire::NackCode::kRnr) ev.push_back({r.time_ns, "conn.rnr_nack_tx", 1, i});
     } else if (op == Opcode::kProbe) {
-      ev.push_back({r.time_ns, path + "probes_tx", 1});
+      ev.push_back({r.time_ns, path + "probes_tx", 1, i});
     }
   }
 
@@ -512,6 +513,15 @@ class Monitor {
       if (ev != tx_events_.end()) {
         for (const TxEvent& e : ev->second) {
           auto& w = want[e.counter];
+          if (s->frames_before && e.frame >= 0) {
+            // The sample's place in the frame order is known (simulated testbed): a frame sent in the
+            // sample's nanosecond is before it or after it, not either.
+            if (static_cast<size_t>(e.frame) < *s->frames_before) {
+              w.first += e.add;
+              w.second += e.add;
+            }
+            continue;
+          }
           if (e.t < s->time_ns) w.first += e.add;
           if (e.t <= s->time_ns) w.second += e.add;
         }
@@ -837,7 +847,7 @@ class Monitor {
     const int64_t t = t_.frames[static_cast<size_t>(i)].time_ns;
     // Table 17.3: failover_resends of the path whose content was re-sent on another path.
     if (o.ch.path_id != MetaAt(i).ch.path_id) {
-      tx_events_[{key, n.generation}].push_back({t, "path." + Str(o.ch.path_id) + ".failover_resends", 1});
+      tx_events_[{key, n.generation}].push_back({t, "path." + Str(o.ch.path_id) + ".failover_resends", 1, i});
     }
     const int64_t until = live_ ? t + kLiveGraceNs : t;
     for (const auto& [e, probe] : was.probe_psn) {

@@ -946,6 +946,38 @@ TEST(ClauseMonitor, SendCountersAreExact) {
   }
 }
 
+// On the simulated testbed a sample knows its place in the frame order: a frame the DUT sent in the
+// sample's own nanosecond is before it or after it, not either (a NACK sent and not counted at that
+// instant is an under-count). Without that place, the nanosecond is ambiguous and both pass.
+TEST(ClauseMonitor, SendCountersFollowTheSamplesPlaceInTheFrameOrder) {
+  RunRecord rec = Sender();
+  TelemetrySample* dut = nullptr;
+  for (TelemetrySample& s : rec.trace.telemetry) {
+    if (s.host == kDutHost) dut = &s;
+  }
+  ASSERT_NE(dut, nullptr);
+  long last = -1;  // the DUT's last frame sent at or before the sample
+  for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+    const FrameRecord& r = rec.trace.frames[i];
+    if (r.event == FrameRecord::Event::kTx && r.src_host == kDutHost && r.time_ns <= dut->time_ns) last = static_cast<long>(i);
+  }
+  ASSERT_GE(last, 0);
+  const size_t j = static_cast<size_t>(last);
+  auto fired = [&](std::optional<size_t> before) {
+    RunRecord r = rec;
+    for (TelemetrySample& s : r.trace.telemetry) {
+      if (s.host == kDutHost && s.time_ns == dut->time_ns) {
+        s.time_ns = rec.trace.frames[j].time_ns;
+        s.frames_before = before;
+      }
+    }
+    return RunClauseMonitor(r).violation_counts[Rule("counters.tx-exact")];
+  };
+  EXPECT_EQ(fired(j + 1), 0u);  // the last frame before the sample: the counters include it
+  EXPECT_GT(fired(j), 0u);      // the sample before that frame: it is counted too early
+  EXPECT_EQ(fired(std::nullopt), 0u);  // the same nanosecond without an order: either is accepted
+}
+
 // The DUT's last telemetry sample of a trace.
 TelemetrySample& LastDutSample(RunRecord& rec) {
   TelemetrySample* dut = nullptr;

@@ -209,6 +209,7 @@ void Testbed::SampleTelemetry(int host) {
   s.host = host;
   s.counters = Device(host).Telemetry();
   s.state_bytes = Device(host).StateBytes();
+  if (rec_->dut_caps.simulated_time) s.frames_before = rec_->trace.frames.size();
   rec_->trace.telemetry.push_back(std::move(s));
 }
 

@@ -181,10 +181,10 @@ TEST(TraceTest, DumpNamesEventHostsFrameNumberAndDropper) {
 
 TEST(TraceTest, CounterSumAddsEveryScopeOfTheLastSampleOfAHost) {
   Trace t;
-  t.telemetry.push_back({10, kDutHost, {{"endpoint.crc_errors", 100}}, std::nullopt});
+  t.telemetry.push_back({10, kDutHost, {{"endpoint.crc_errors", 100}}, std::nullopt, std::nullopt});
   t.telemetry.push_back({20, kDutHost, {{"endpoint.crc_errors", 2}, {"conn.1.crc_errors", 3}, {"conn.1.x_crc_errors", 50},
-                                        {"crc_errors", 1}, {"conn.1.retransmits", 9}}, 4096});
-  t.telemetry.push_back({30, 1, {{"endpoint.crc_errors", 70}}, std::nullopt});
+                                        {"crc_errors", 1}, {"conn.1.retransmits", 9}}, 4096, std::nullopt});
+  t.telemetry.push_back({30, 1, {{"endpoint.crc_errors", 70}}, std::nullopt, std::nullopt});
   ASSERT_NE(t.LastTelemetry(kDutHost), nullptr);
   EXPECT_EQ(t.LastTelemetry(kDutHost)->time_ns, 20);
   EXPECT_EQ(t.CounterSum(kDutHost, "crc_errors"), 6u);  // not x_crc_errors, not the older sample
@@ -198,7 +198,7 @@ TEST(TraceTest, CounterSumAddsEveryScopeOfTheLastSampleOfAHost) {
 TEST(TraceTest, CounterScopesFollowTheChapter17Names) {
   Trace t;
   t.telemetry.push_back({10, kDutHost, {{"endpoint.rx_pkts", 1}, {"conn.7.rx_pkts", 10}, {"path.7.0.rx_pkts", 100},
-                                        {"path.7.0.rx.rx_pkts", 1000}, {"path.7.1.rx.rx_pkts", 2000}}, std::nullopt});
+                                        {"path.7.0.rx.rx_pkts", 1000}, {"path.7.1.rx.rx_pkts", 2000}}, std::nullopt, std::nullopt});
   EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts"), 3111u);
   EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kEndpoint), 1u);
   EXPECT_EQ(t.CounterSum(kDutHost, "rx_pkts", CounterScope::kConnection), 10u);

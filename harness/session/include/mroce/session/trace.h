@@ -92,6 +92,10 @@ struct TelemetrySample {
   int host = 0;
   std::vector<dut::Counter> counters;
   std::optional<uint64_t> state_bytes;
+  // Simulated testbed: how many frames the trace held when the sample was taken (its place in the
+  // frame order; the tap records a frame as the device emits it). Unset for a live DUT, whose
+  // frames reach the trace on another channel.
+  std::optional<size_t> frames_before;
 };
 
 // Where a chapter-17 counter lives (MROCE-TEL-008): endpoint.NAME, conn.C.NAME, path.C.P.NAME
