@@ -536,6 +536,7 @@ class CaseParser {
   void ParseScript(const YAML::Node& n, std::vector<ScriptStep>* out) {
     if (!r_.Sequence(n, "script")) return;
     if (n.size() == 0) r_.Error(n, "script", "must list at least one step");
+    const size_t errors_before = errors_->size();
     bool any_expect = false;
     for (size_t i = 0; i < n.size(); ++i) {
       std::string p = Index("script", i);
@@ -638,6 +639,14 @@ class CaseParser {
       }
     }
     (void)any_expect;
+    // The case ends with its script: a frame injected by the last step would reach the DUT after
+    // the trace, the telemetry and the checks were taken, so nothing could judge its effect.
+    if (errors_->size() == errors_before && !out->empty() && std::holds_alternative<InjectStep>(out->back()) &&
+        n[n.size() - 1].IsMap() && n[n.size() - 1]["inject"]) {
+      r_.Error(n[n.size() - 1], Index("script", n.size() - 1),
+               "the script's last step injects a frame, but the case ends with the script, before the frame reaches "
+               "the DUT; follow it with an expect step (absent: true to wait and see nothing)");
+    }
   }
 
   void ParseChecks(const YAML::Node& n, std::vector<CheckSpec>* out) {

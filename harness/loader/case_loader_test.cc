@@ -355,10 +355,11 @@ TEST(CaseFeatures, ReadFromWorkloadScriptAndTopology) {
 // whole frames; addresses, ports and ECN travel per datagram and need none.
 TEST(CaseFeatures, RawFramesFromInjectedHeaderFields) {
   const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
-  auto raw = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, udp.checksum: 4660}}\n", "c.yaml");
+  const std::string wait = "  - expect: {within: 2rtt, match: {}, absent: true}\n";
+  auto raw = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, udp.checksum: 4660}}\n" + wait, "c.yaml");
   ASSERT_TRUE(raw.ok()) << raw.ErrorText();
   EXPECT_EQ(raw.value.FeaturesUsed(), (std::vector<std::string>{"raw_frames"}));
-  auto carried = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, ip4.ecn: 3, udp.sport: 50000}}\n", "c.yaml");
+  auto carried = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x7f, ip4.ecn: 3, udp.sport: 50000}}\n" + wait, "c.yaml");
   ASSERT_TRUE(carried.ok()) << carried.ErrorText();
   EXPECT_TRUE(carried.value.FeaturesUsed().empty());
   for (const char* f : {"eth.dst", "eth.type", "ip4.ttl", "ip4.flags", "ip4.total_len", "udp.length", "vlan.vid"}) {
@@ -377,7 +378,7 @@ TEST(CaseLoaderErrors, BadStyle) {
 }
 
 TEST(CaseLoaderErrors, StyleMismatch) {
-  ExpectOneError(std::string(kMinimal) + "script: [{inject: {at: 0, scapy: x}}]\n", 7, 9, "script", "belongs to style scripted");
+  ExpectOneError(std::string(kMinimal) + "script: [{dut: {at: 0, op: open}}]\n", 7, 9, "script", "belongs to style scripted");
 }
 
 TEST(CaseLoaderErrors, ScheduleUntilBeforeAt) {
@@ -621,6 +622,15 @@ TEST(CaseLoaderErrors, ImmOnlyOnWriteOrSendAndItNeedsTheImmFeature) {
   EXPECT_EQ(std::get<DutStep>(ok.value.script[0]).imm, 4294967295u);
   EXPECT_EQ(std::get<DutStep>(ok.value.script[1]).imm, 0u);
   EXPECT_EQ(ok.value.FeaturesUsed(), (std::vector<std::string>{"send_imm", "write_imm"}));
+}
+
+TEST(CaseLoaderErrors, TheScriptMayNotEndWithAnInject) {
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  ExpectOneError(head + "  - dut: {at: 0, op: open}\n  - inject: {at: 0, frame: {ch.opcode: 0x10}}\n", 7, 5, "script[1]",
+                 "the script's last step injects a frame, but the case ends with the script");
+  auto ok = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x10}}\n  - expect: {within: 2rtt, match: {}, absent: true}\n",
+                           "c.yaml");
+  EXPECT_TRUE(ok.ok()) << ok.ErrorText();
 }
 
 // A dut step may post an empty message (msg_len 0, MROCE-PLACE-007); a workload op may not.
