@@ -926,6 +926,35 @@ CheckResult CompletionOf(const Ctx& x) {
                   want.str(), count ? static_cast<uint64_t>(*count) : 1, n);
 }
 
+// --- connection-event -----------------------------------------------------------------------------
+// The DUT's connection events of one kind (and reason): exactly `count`, or at least one. What the
+// adapter reports of a connection's life that frames cannot show (an ERROR entered without any
+// packet, MROCE-ERR-008; the adapter guide's event table).
+CheckResult ConnectionEvent(const Ctx& x) {
+  if (auto p = Precondition(x)) return *p;
+  const std::string kind = x.params.is_object() ? x.params.value("kind", std::string("error")) : std::string("error");
+  const bool obj = x.params.is_object();
+  const std::optional<int64_t> reason = obj && x.params.contains("reason") ? std::optional<int64_t>(x.params["reason"].get<int64_t>()) : std::nullopt;
+  const std::optional<int64_t> count = obj && x.params.contains("count") ? std::optional<int64_t>(x.params["count"].get<int64_t>()) : std::nullopt;
+  std::string want = kind + " event" + (reason ? " with reason " + std::to_string(*reason) : std::string());
+  uint64_t n = 0;
+  std::ostringstream seen;
+  size_t listed = 0;
+  for (const ControlRecord& c : x.trace.control) {
+    if (c.kind != ControlRecord::Kind::kConnEvent || c.host != kDutHost) continue;
+    if (c.detail == kind && (!reason || c.bytes == static_cast<uint64_t>(*reason))) ++n;
+    if (listed++ < 12) seen << (listed > 1 ? "; " : "") << c.detail << " (conn " << c.conn << ", reason " << c.bytes << ")";
+  }
+  const bool ok = count ? n == static_cast<uint64_t>(*count) : n >= 1;
+  if (ok) return Pass(x);
+  const std::string all = listed == 0 ? std::string("the DUT reported no connection event")
+                                      : "the DUT's events: " + seen.str() + (listed > 12 ? "; ..." : "");
+  return Mismatch(x, Verdict::kFail,
+                  (count ? "expected exactly " + std::to_string(*count) : std::string("expected at least one")) + " " + want +
+                      ", got " + std::to_string(n) + " (" + all + ")",
+                  want, count ? static_cast<uint64_t>(*count) : 1, n);
+}
+
 // --- state-released -------------------------------------------------------------------------------
 // MROCE-LIM-007: 1 ms after the workload, state_bytes is back to its value before the workload.
 CheckResult StateReleased(const Ctx& x) {
@@ -1113,6 +1142,12 @@ std::vector<CheckInfo> Registry() {
         {"has_imm", ParamSpec::Type::kBool, 0, 0, false, "false: it carries no immediate data (default any)"},
         {"count", kInt, 0, kInf, false, "exactly this many such completions"}},
        e2e, false, One<CompletionOf>},
+      {"connection-event", "the DUT reported exactly `count` connection events (default: at least one) of the given kind and reason",
+       {{"kind", ParamSpec::Type::kString, 0, 0, false, "the event (default error)",
+         {"established", "accepted", "incoming", "rejected", "timeout", "closed", "error"}},
+        {"reason", kInt, 0, 255, false, "its reason code (default any)"},
+        {"count", kInt, 0, kInf, false, "exactly this many such events"}},
+       e2e, false, One<ConnectionEvent>},
       {"state-released", "1 ms after the workload the DUT's protocol state is back to its size before it",
        {{"slack_bytes", kInt, 0, kInf, false, "bytes"}}, e2e, false, One<StateReleased>},
       {"counter", "a DUT telemetry counter equal to what the trace shows, or within bounds",

@@ -76,6 +76,34 @@ TEST(CompletionCheck, CountsTheDutsCompletionsOfOneKindExactly) {
   EXPECT_FALSE(ValidateCheck("completion", {{"stream", -1}}).ok());
 }
 
+// connection-event: the DUT's events of a kind (and reason), exactly `count` or at least one.
+TEST(ConnectionEventCheck, CountsTheDutsEventsOfOneKind) {
+  RunRecord rec;
+  auto event = [&](const char* kind, uint32_t reason, int host = kDutHost) {
+    ControlRecord r;
+    r.kind = ControlRecord::Kind::kConnEvent;
+    r.host = host;
+    r.conn = 7;
+    r.detail = kind;
+    r.bytes = reason;
+    rec.trace.control.push_back(r);
+  };
+  event("established", 0);
+  event("closed", 0x11);
+  event("error", 0, 1);  // a peer's: not the DUT's
+  auto judge = [&](nlohmann::json p) { return Judge(OneCheck("connection-event", std::move(p)), rec); };
+  EXPECT_EQ(judge({{"kind", "error"}, {"count", 0}}).verdict, harness::Verdict::kPass);
+  const auto missing = judge({{"kind", "error"}, {"count", 1}});
+  EXPECT_EQ(missing.verdict, harness::Verdict::kFail);
+  EXPECT_NE(missing.reason.find("closed (conn 7, reason 17)"), std::string::npos) << missing.reason;
+  EXPECT_EQ(judge({{"kind", "closed"}, {"reason", 0x11}}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({{"kind", "closed"}, {"reason", 0x10}}).verdict, harness::Verdict::kFail);
+  event("error", 0);
+  EXPECT_EQ(judge({}).verdict, harness::Verdict::kPass);  // kind error, at least one
+  EXPECT_FALSE(ValidateCheck("connection-event", {{"kind", "ERROR"}}).ok());
+  EXPECT_FALSE(ValidateCheck("connection-event", {{"reason", 256}}).ok());
+}
+
 // imm: the receive completion of a SEND_IMM/WRITE_IMM carries the message's imm (MROCE-CMPL-009);
 // has_imm false: one that carries none.
 TEST(CompletionCheck, MatchesTheImmediateData) {
