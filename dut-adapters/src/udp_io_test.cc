@@ -3,8 +3,10 @@
 #include "mroce/dut/udp_io.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -92,7 +94,14 @@ TEST(UdpIo, ADatagramReadLateSaysHowLongItWaited) {
     }
     return got;
   };
+  // The datagram is in the socket once poll says so (a loaded host may deliver a loopback datagram
+  // late): its arrival stamp is then no later than now.
+  auto arrived = [&] {
+    pollfd p{rx.value()->fd(), POLLIN, 0};
+    return ::poll(&p, 1, 5000) == 1 && (p.revents & POLLIN) != 0;
+  };
   send();
+  ASSERT_TRUE(arrived());
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   int64_t late = -1;
   ASSERT_EQ(read_one(&late), 1u);
@@ -100,11 +109,13 @@ TEST(UdpIo, ADatagramReadLateSaysHowLongItWaited) {
   EXPECT_LT(late, 10'000'000'000) << "not an absolute timestamp";
   EXPECT_EQ(rx.value()->longest_wait_ns(), late);
   send();
+  ASSERT_TRUE(arrived());
   int64_t prompt = -1;
   ASSERT_EQ(read_one(&prompt), 1u);
   EXPECT_GE(prompt, 0);
-  EXPECT_LE(prompt, late) << "read as soon as it came (at most the poll's 1 ms naps, on a loaded host more)";
-  EXPECT_EQ(rx.value()->longest_wait_ns(), late) << "the longest wait stays";
+  // Read at once, but a loaded host may deschedule this thread for longer than 30 ms: the longest
+  // wait is the larger of the two.
+  EXPECT_EQ(rx.value()->longest_wait_ns(), std::max(late, prompt)) << "the longest wait stays";
 }
 
 }  // namespace
