@@ -599,8 +599,11 @@ TEST(ValueParsers, Patterns) {
   EXPECT_EQ(bad.error().message.rfind("bad field value 'banana': ", 0), 0u) << bad.error().message;
 }
 
+// The head of a scripted case whose script the test appends.
+constexpr char kScriptedHead[] = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+
 TEST(CaseLoaderErrors, RefusedOnlyOnAPost) {
-  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  const std::string head = kScriptedHead;
   ExpectOneError(head + "  - dut: {at: 0, op: open, refused: true}\n", 6, 37, "script[0].dut.refused",
                  "'refused' applies to a post (write, read, send, post-recv), not to op open");
   auto ok = LoadCaseString(head + "  - dut: {at: 0, op: open}\n  - dut: {at: 0, op: write, size: 8, stream: 9, refused: true}\n",
@@ -611,7 +614,7 @@ TEST(CaseLoaderErrors, RefusedOnlyOnAPost) {
 }
 
 TEST(CaseLoaderErrors, ImmOnlyOnWriteOrSendAndItNeedsTheImmFeature) {
-  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  const std::string head = kScriptedHead;
   ExpectOneError(head + "  - dut: {at: 0, op: read, size: 8, imm: 1}\n", 6, 42, "script[0].dut.imm",
                  "'imm' (immediate data) applies to op write (WRITE_IMM) or send (SEND_IMM), not to op read");
   auto big = LoadCaseString(head + "  - dut: {at: 0, op: send, size: 8, imm: 4294967296}\n", "c.yaml");
@@ -625,7 +628,7 @@ TEST(CaseLoaderErrors, ImmOnlyOnWriteOrSendAndItNeedsTheImmFeature) {
 }
 
 TEST(CaseLoaderErrors, TheScriptMayNotEndWithAnInject) {
-  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  const std::string head = kScriptedHead;
   ExpectOneError(head + "  - dut: {at: 0, op: open}\n  - inject: {at: 0, frame: {ch.opcode: 0x10}}\n", 7, 5, "script[1]",
                  "the script's last step injects a frame, but the case ends with the script");
   auto ok = LoadCaseString(head + "  - inject: {at: 0, frame: {ch.opcode: 0x10}}\n  - expect: {within: 2rtt, match: {}, absent: true}\n",
@@ -635,7 +638,7 @@ TEST(CaseLoaderErrors, TheScriptMayNotEndWithAnInject) {
 
 // A dut step may post an empty message (msg_len 0, MROCE-PLACE-007); a workload op may not.
 TEST(CaseLoaderErrors, ADutStepMayPostAnEmptyMessage) {
-  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n";
+  const std::string head = kScriptedHead;
   auto ok = LoadCaseString(head + "  - dut: {at: 0, op: read, size: 0}\n", "c.yaml");
   ASSERT_TRUE(ok.ok()) << ok.ErrorText();
   EXPECT_EQ(std::get<DutStep>(ok.value.script[0]).size_bytes, 0);
