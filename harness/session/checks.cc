@@ -1036,6 +1036,39 @@ void ClauseMonitor(const CheckContext& x, std::vector<CheckResult>& out) {
   out.push_back(std::move(r));
 }
 
+// --- monitor-bound -------------------------------------------------------------------------------
+// A case written to drive the DUT to a limit that a clause-monitor rule bounds (the stream window,
+// the outstanding READs): PASS when some event stood right at the limit and the rule held, FAIL when
+// the rule broke, INCONCLUSIVE when the DUT never reached the limit (the trigger never happened:
+// the rule's silence says nothing).
+void MonitorBound(const CheckContext& x, std::vector<CheckResult>& out) {
+  CheckResult r = x.base;
+  const std::string rule = x.params.value("rule", "");
+  const auto& rules = MonitorRules();
+  size_t k = 0;
+  while (k < rules.size() && rules[k].id != rule) ++k;
+  r.clauses = {std::string(rules[k].clause)};
+  if (!x.rec.dut_caps.simulated_time && rules[k].simulated_only) {
+    r.verdict = Verdict::kSkip;
+    r.reason = "[" + rule + "] judges DUTs on the simulated clock only";
+    out.push_back(std::move(r));
+    return;
+  }
+  const MonitorReport rep = RunClauseMonitor(x.rec);
+  if (rep.violation_counts[k] > 0) {
+    r.verdict = Verdict::kFail;
+    r.reason = "[" + rule + "] broken " + std::to_string(rep.violation_counts[k]) + " time(s); the clause-monitor result shows the first";
+  } else if (rep.at_bound[k] == 0) {
+    r.verdict = Verdict::kInconclusive;
+    r.reason = "[" + rule + "] the DUT never reached the limit (" + std::to_string(rep.judged[k]) +
+               " events judged, none at the bound): the case's trigger never happened";
+  } else {
+    r.reason = "[" + rule + "] " + std::to_string(rep.at_bound[k]) + " event(s) at the limit, none beyond (" +
+               std::to_string(rep.judged[k]) + " judged)";
+  }
+  out.push_back(std::move(r));
+}
+
 // --- impairment-acted ------------------------------------------------------------------------------
 // An end-to-end case whose impairments all show in the trace (drops, duplicates, corruption) and
 // none of which touched a frame: its clauses' trigger never happened, so its other checks' passes
@@ -1172,6 +1205,9 @@ std::vector<CheckInfo> Registry() {
        {}, e2e, false, One<AckCeCount>},
       {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
+      {"monitor-bound", "the DUT reached the limit a clause-monitor rule bounds (stream window, outstanding READs) and kept to it",
+       {{"rule", ParamSpec::Type::kString, 0, 0, true, "the rule", {"data.stream-window", "data.reads-outstanding"}}},
+       e2e, false, MonitorBound},
       {"impairment-acted", "the case's impairments touched at least one frame (end-to-end cases whose stages all show in the trace)",
        {}, e2e, true, ImpairmentActed},
       {"clause-monitor", "every DUT frame and completion obeys the MUST clauses decidable from the trace (clause_monitor.h)", {},

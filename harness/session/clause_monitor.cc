@@ -18,7 +18,7 @@ namespace {
 enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
-  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kInitialWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kBeforeEstablished, kAckEpoch, kAckArrived,
+  kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kInitialWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kStreamWindow, kBeforeEstablished, kAckEpoch, kAckArrived,
   kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kConnStateGauge, kRuleCount
@@ -55,6 +55,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
       {"data.rnr-hold", "MROCE-RNR-005", "after an RNR NACK for an outstanding PSN of the path's epoch arrived (info us): no retransmission of that PSN for max(info, 1) us, and one by 2 x max(info, 1) + 100 us + G, unless meanwhile a later RNR NACK for it, an ACK of it, a PROBE of the path, the connection's close or error, the eighth RNR NACK or a hint below 1 Gb/s (simulated clock only)", true},
       {"data.reads-outstanding", "MROCE-PLACE-013", "a new READ_REQ only while fewer than 64 READs of the connection are outstanding (from the READ_REQ until all its READ_RESP bytes arrived)"},
+      {"data.stream-window", "MROCE-STRM-011", "no packet of message msn m of a stream while m - u >= 1024, u the lowest msn of the stream whose work request had not completed (the k-th work request posted on a stream is msn k, MROCE-STRM-004; judged while the DUT has one connection)", true},
       {"conn.established", "MROCE-CONN-009", "no packet other than connection management to a connection id before a CONNECT_ACK set it up"},
       {"ack.epoch", "MROCE-ACK-003", "an ACK names epoch 0 or an epoch that a PROBE which arrived announced"},
       {"ack.only-arrived", "MROCE-ACK-003", "epsn and SACK bits acknowledge only PSNs that arrived at the DUT in that epoch (MROCE-ACK-001)"},
@@ -215,6 +216,7 @@ class Monitor {
   explicit Monitor(const RunRecord& rec) : t_(rec.trace), live_(!rec.dut_caps.simulated_time) {
     out_.judged.assign(kRuleCount, 0);
     out_.violation_counts.assign(kRuleCount, 0);
+    out_.at_bound.assign(kRuleCount, 0);
   }
 
   MonitorReport Run() {
@@ -227,6 +229,7 @@ class Monitor {
       }
     }
     Completions();
+    StreamWindow();
     CountersTx();
     CountersRx();
     TelemetryNames();
@@ -278,6 +281,14 @@ class Monitor {
     std::set<uint32_t> offsets;
   };
   std::map<std::pair<ConnKey, uint32_t>, std::map<std::pair<uint16_t, uint32_t>, OpenRead>> reads_;
+  struct StreamData {
+    long frame;
+    ConnKey key;
+    uint32_t generation;
+    uint16_t stream;
+    uint32_t msn;
+  };
+  std::vector<StreamData> stream_data_;  // every data packet the DUT sent but READ_RESP, in order
   void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) { closing_at_.try_emplace(kg, t); }
   std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
   std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
@@ -653,12 +664,14 @@ class Monitor {
       // byte of its response arrived (the DUT may count it longer, never shorter).
       auto& open = reads_[{key, n->generation}];
       if (!closing_at_.count({key, n->generation})) {
+        if (open.size() == 63) ++out_.at_bound[kReadsOutstanding];
         Expect(kReadsOutstanding, open.size() < 64, i,
                "READ_REQ while 64 READs of the connection await their response", "outstanding READs before it", 63,
                open.size());
       }
       open[{e.stream_id, e.msn}].len = e.msg_len;
     }
+    if (op != Opcode::kReadResp) stream_data_.push_back({i, key, n->generation, e.stream_id, e.msn});
     MessageFields(i, key, *n, m);
     Sequence(i, key, *n, m);
   }
@@ -1946,6 +1959,52 @@ class Monitor {
   }
 
   // --- completions --------------------------------------------------------------------------------
+  // MROCE-STRM-011: no packet of msn m while m - u >= 1024, u the stream's lowest msn whose work
+  // request has not completed. The k-th work request posted on a stream is msn k (MROCE-STRM-004);
+  // control records name the DUT's connection by its handle, frames by connection id, so the rule
+  // judges a trace in which the DUT posted on one connection and sent data in one. Simulated clock
+  // only: a completion is recorded at the poll after the event that caused it, so a frame sent in
+  // the completion's own nanosecond counts as after it.
+  void StreamWindow() {
+    if (live_ || stream_data_.empty()) return;
+    using K = ControlRecord::Kind;
+    std::set<dut::ConnHandle> handles;
+    std::map<uint16_t, std::vector<uint64_t>> posts;  // stream -> wr_ids in posting order (msn = index)
+    std::map<uint64_t, int64_t> done_at;              // wr_id -> its first completion
+    for (const ControlRecord& c : t_.control) {
+      if (c.host != kDutHost || c.op == dut::OpKind::kRecv || c.op == dut::OpKind::kRecvWriteImm) continue;
+      if (c.kind == K::kPost) {
+        handles.insert(c.conn);
+        posts[c.stream].push_back(c.wr_id);
+      } else if (c.kind == K::kCompletion) {
+        done_at.try_emplace(c.wr_id, c.time_ns);
+      }
+    }
+    std::set<std::pair<ConnKey, uint32_t>> conns;
+    for (const StreamData& d : stream_data_) conns.insert({d.key, d.generation});
+    if (handles.size() != 1 || conns.size() != 1) return;
+    constexpr uint32_t kStreamWindowMsgs = 1024;
+    std::map<uint16_t, size_t> lowest;  // stream -> u (monotone: completions only accumulate)
+    for (const StreamData& d : stream_data_) {
+      const auto p = posts.find(d.stream);
+      if (p == posts.end()) continue;
+      const int64_t t = t_.frames[static_cast<size_t>(d.frame)].time_ns;
+      size_t& u = lowest[d.stream];
+      while (u < p->second.size()) {
+        const auto done = done_at.find(p->second[u]);
+        if (done == done_at.end() || done->second > t) break;
+        ++u;
+      }
+      if (u >= p->second.size()) continue;  // every posted work request completed: nothing to bound
+      const auto ahead = static_cast<int32_t>(d.msn - static_cast<uint32_t>(u));
+      if (ahead == static_cast<int32_t>(kStreamWindowMsgs) - 1) ++out_.at_bound[kStreamWindow];
+      Expect(kStreamWindow, ahead < static_cast<int32_t>(kStreamWindowMsgs), d.frame,
+             "a packet of msn " + Str(d.msn) + " on stream " + Str(d.stream) + " while msn " + Str(u) +
+                 " (wr_id " + Str(p->second[u]) + ") had not completed",
+             "meh.msn", static_cast<uint32_t>(u) + kStreamWindowMsgs - 1, d.msn);
+    }
+  }
+
   void Completions() {
     using K = ControlRecord::Kind;
     using WrKey = std::tuple<uint64_t, bool, uint64_t>;  // (conn, receive side, wr_id)

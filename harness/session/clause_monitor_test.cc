@@ -650,6 +650,46 @@ TEST(ClauseMonitor, AtMost64ReadsOutstanding) {
   EXPECT_EQ(rep.violation_counts[Rule("data.reads-outstanding")], 36u) << Describe(unanswered, rep);
 }
 
+TEST(ClauseMonitor, StreamWindowOf1024Messages) {
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/streams/e2e.window-of-1024-messages.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  const RunRecord rec = Simulate(c.value, Options("reference", 1));
+  const MonitorReport clean = RunClauseMonitor(rec);
+  EXPECT_TRUE(clean.violations.empty()) << Describe(rec, clean);
+  EXPECT_GE(clean.judged[Rule("data.stream-window")], 1100u);
+  EXPECT_GT(clean.at_bound[Rule("data.stream-window")], 0u);  // the case drives the DUT to the edge
+  // The first work request's completion reported only at the end: every packet of msn 1024 and
+  // above was sent while msn 0 had not completed.
+  RunRecord late = rec;
+  auto& ctl = late.trace.control;
+  uint64_t wr0 = 0;
+  for (const auto& r : ctl) {
+    if (r.host == kDutHost && r.kind == ControlRecord::Kind::kPost) {
+      wr0 = r.wr_id;
+      break;
+    }
+  }
+  for (auto& r : ctl) {
+    if (r.host == kDutHost && r.kind == ControlRecord::Kind::kCompletion && r.wr_id == wr0) r.time_ns = late.trace.frames.back().time_ns + 1;
+  }
+  const MonitorReport rep = RunClauseMonitor(late);
+  EXPECT_EQ(rep.violation_counts[Rule("data.stream-window")], 1100u - 1024u) << Describe(late, rep);
+  ExpectFiresWith(late, "data.stream-window", "a packet of msn 1024 on stream 0 while msn 0");
+  // Two connections' work requests: not judged (handles and connection ids cannot be paired).
+  RunRecord two = rec;
+  ControlRecord other = two.trace.control.front();
+  for (auto& r : two.trace.control) {
+    if (r.host == kDutHost && r.kind == ControlRecord::Kind::kPost) {
+      other = r;
+      break;
+    }
+  }
+  other.conn += 1;
+  other.wr_id = 0xABCDEF;
+  two.trace.control.push_back(other);
+  EXPECT_EQ(RunClauseMonitor(two).judged[Rule("data.stream-window")], 0u);
+}
+
 TEST(ClauseMonitor, ProbeRules) {
   {
     RunRecord rec = Probing();

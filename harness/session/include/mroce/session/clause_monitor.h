@@ -46,6 +46,9 @@ struct MonitorReport {
   std::vector<MonitorViolation> violations;  // In trace order; at most the first 8 per rule.
   std::vector<size_t> judged;                // Per rule: how many events it judged.
   std::vector<size_t> violation_counts;      // Per rule: how many violations (all, not only the kept 8).
+  // Per rule with a numeric limit: how many judged events stood right at it (the 1024th message of
+  // a stream's window, the 64th outstanding READ). 0 says the trigger of the bound never happened.
+  std::vector<size_t> at_bound;
 };
 
 // Runs every rule over `rec` (the trace's frames are decoded here; Analyze() is not needed).
