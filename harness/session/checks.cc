@@ -1036,35 +1036,39 @@ void ClauseMonitor(const CheckContext& x, std::vector<CheckResult>& out) {
   out.push_back(std::move(r));
 }
 
-// --- monitor-bound -------------------------------------------------------------------------------
-// A case written to drive the DUT to a limit that a clause-monitor rule bounds (the stream window,
-// the outstanding READs): PASS when some event stood right at the limit and the rule held, FAIL when
-// the rule broke, INCONCLUSIVE when the DUT never reached the limit (the trigger never happened:
-// the rule's silence says nothing).
-void MonitorBound(const CheckContext& x, std::vector<CheckResult>& out) {
+// --- monitor-rule --------------------------------------------------------------------------------
+// A case written to trigger one clause-monitor rule (drive the DUT to the limit it bounds, or into
+// the state it judges): PASS when the rule judged the trigger and held, FAIL when it broke,
+// INCONCLUSIVE when the trigger never happened (the rule's silence then says nothing). With
+// `at_bound`, the trigger is an event right at the rule's limit (the 1024th message of a stream's
+// window, the 64th outstanding READ); otherwise any event the rule judged.
+void MonitorRule(const CheckContext& x, std::vector<CheckResult>& out) {
   CheckResult r = x.base;
   const std::string rule = x.params.value("rule", "");
+  const bool at_bound = x.params.is_object() && x.params.value("at_bound", false);
   const auto& rules = MonitorRules();
   size_t k = 0;
   while (k < rules.size() && rules[k].id != rule) ++k;
   r.clauses = {std::string(rules[k].clause)};
-  if (!x.rec.dut_caps.simulated_time && rules[k].simulated_only) {
+  if (!x.rec.dut_caps.simulated_time) {
     r.verdict = Verdict::kSkip;
-    r.reason = "[" + rule + "] judges DUTs on the simulated clock only";
+    r.reason = "[" + rule + "] the clause monitor judges DUTs on the simulated clock only";
     out.push_back(std::move(r));
     return;
   }
   const MonitorReport rep = RunClauseMonitor(x.rec);
+  const size_t triggers = at_bound ? rep.at_bound[k] : rep.judged[k];
   if (rep.violation_counts[k] > 0) {
     r.verdict = Verdict::kFail;
     r.reason = "[" + rule + "] broken " + std::to_string(rep.violation_counts[k]) + " time(s); the clause-monitor result shows the first";
-  } else if (rep.at_bound[k] == 0) {
+  } else if (triggers == 0) {
     r.verdict = Verdict::kInconclusive;
-    r.reason = "[" + rule + "] the DUT never reached the limit (" + std::to_string(rep.judged[k]) +
-               " events judged, none at the bound): the case's trigger never happened";
+    r.reason = "[" + rule + "] " +
+               (at_bound ? "the DUT never reached the limit (" + std::to_string(rep.judged[k]) + " events judged, none at the bound)"
+                         : std::string("judged nothing")) +
+               ": the case's trigger never happened";
   } else {
-    r.reason = "[" + rule + "] " + std::to_string(rep.at_bound[k]) + " event(s) at the limit, none beyond (" +
-               std::to_string(rep.judged[k]) + " judged)";
+    r.reason = "[" + rule + "] " + std::to_string(triggers) + (at_bound ? " event(s) at the limit, none beyond" : " event(s) judged, none broke it");
   }
   out.push_back(std::move(r));
 }
@@ -1205,9 +1209,10 @@ std::vector<CheckInfo> Registry() {
        {}, e2e, false, One<AckCeCount>},
       {"state-bounded", "the DUT's protocol state never exceeds max_bytes",
        {{"max_bytes", kInt, 0, kInf, true, "bytes"}}, e2e, false, One<StateBounded>},
-      {"monitor-bound", "the DUT reached the limit a clause-monitor rule bounds (stream window, outstanding READs) and kept to it",
-       {{"rule", ParamSpec::Type::kString, 0, 0, true, "the rule", {"data.stream-window", "data.reads-outstanding"}}},
-       e2e, false, MonitorBound},
+      {"monitor-rule", "the case triggered the clause-monitor rule it names (an event it judged, or with at_bound one right at its limit) and the rule held",
+       {{"rule", ParamSpec::Type::kString, 0, 0, true, "the rule", {"data.stream-window", "data.reads-outstanding", "ack.route"}},
+        {"at_bound", ParamSpec::Type::kBool, 0, 0, false, "the trigger is an event right at the rule's limit (data.stream-window, data.reads-outstanding); default false: any event the rule judged"}},
+       e2e, false, MonitorRule},
       {"impairment-acted", "the case's impairments touched at least one frame (end-to-end cases whose stages all show in the trace)",
        {}, e2e, true, ImpairmentActed},
       {"clause-monitor", "every DUT frame and completion obeys the MUST clauses decidable from the trace (clause_monitor.h)", {},

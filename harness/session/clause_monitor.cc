@@ -19,7 +19,7 @@ enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kInitialWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kStreamWindow, kBeforeEstablished, kAckEpoch, kAckArrived,
-  kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
+  kAckRoute, kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kConnStateGauge, kRuleCount
 };
@@ -59,6 +59,7 @@ const std::vector<MonitorRule>& Rules() {
       {"conn.established", "MROCE-CONN-009", "no packet other than connection management to a connection id before a CONNECT_ACK set it up"},
       {"ack.epoch", "MROCE-ACK-003", "an ACK names epoch 0 or an epoch that a PROBE which arrived announced"},
       {"ack.only-arrived", "MROCE-ACK-003", "epsn and SACK bits acknowledge only PSNs that arrived at the DUT in that epoch (MROCE-ACK-001)"},
+      {"ack.route", "MROCE-ACK-011", "an ACK or NACK for a path p the DUT's PROBE showed FAILED (until a PROBE_ACK of the new epoch arrived or data resumed on p) leaves with another path's entropy than p's while another path was certainly ACTIVE (new data with one source port and epoch before and after it, no RTX or PROBE between), and through p's plane while such a path of p's plane existed (judged without plane link changes)", true},
       {"ack.epsn-monotone", "MROCE-ACK-002", "the epsn of a path never decreases within an epoch"},
       {"ack.sack-persistent", "MROCE-ACK-003", "a PSN once reported received stays reported (below epsn or its SACK bit set) within the epoch"},
       {"ack.trigger", "MROCE-ACK-004", "trigger_psn is a PSN that arrived on the path; ECE only if it arrived CE-marked, TRTX only if with RTX"},
@@ -230,6 +231,7 @@ class Monitor {
     }
     Completions();
     StreamWindow();
+    AckRoutes();
     CountersTx();
     CountersRx();
     TelemetryNames();
@@ -288,7 +290,24 @@ class Monitor {
     uint16_t stream;
     uint32_t msn;
   };
-  std::vector<StreamData> stream_data_;  // every data packet the DUT sent but READ_RESP, in order
+  std::vector<StreamData> stream_data_;
+  // MROCE-ACK-011: what the DUT sent on each path and the PROBE_ACKs it got, per connection.
+  struct RouteEvent {
+    enum Kind : uint8_t { kNew, kRtx, kProbe, kAck, kProbeAckIn };
+    long frame;
+    Kind kind;
+    uint8_t path;
+    uint8_t epoch;
+    uint16_t sport;
+    int plane;
+  };
+  std::map<std::pair<ConnKey, uint32_t>, std::vector<RouteEvent>> route_;
+  std::map<std::pair<ConnKey, uint32_t>, uint8_t> route_planes_;
+  uint16_t sport_ = 0;  // the UDP source port of the DUT frame being judged
+  void Route(const ConnKey& key, const Negotiated& n, long i, RouteEvent::Kind kind, uint8_t path, uint8_t epoch) {
+    route_planes_[{key, n.generation}] = n.num_planes;
+    route_[{key, n.generation}].push_back({i, kind, path, epoch, sport_, t_.frames[static_cast<size_t>(i)].plane});
+  }  // every data packet the DUT sent but READ_RESP, in order
   void Close(const std::pair<ConnKey, uint32_t>& kg, int64_t t) { closing_at_.try_emplace(kg, t); }
   std::set<uint32_t> dut_ids_;                      // every connection id the DUT used
   std::set<std::pair<ConnKey, uint32_t>> established_;  // a packet arrived on it, or it answered the DUT's request
@@ -449,6 +468,7 @@ class Monitor {
       Expect(kPayloadLen, m->payload.empty(), i, Name(op) + " carries payload", "ch.payload_len", 0, m->payload.size());
     }
     RecordTx(i, *fr, *m);
+    sport_ = fr->udp.sport;
     if (data) {
       DataSent(i, *m);
     } else if (op == Opcode::kAck) {
@@ -672,6 +692,7 @@ class Monitor {
       open[{e.stream_id, e.msn}].len = e.msg_len;
     }
     if (op != Opcode::kReadResp) stream_data_.push_back({i, key, n->generation, e.stream_id, e.msn});
+    Route(key, *n, i, ch.Has(wire::kFlagRtx) ? RouteEvent::kRtx : RouteEvent::kNew, ch.path_id, ch.path_epoch);
     MessageFields(i, key, *n, m);
     Sequence(i, key, *n, m);
   }
@@ -898,6 +919,7 @@ class Monitor {
     if (n == nullptr) return;
     const uint8_t path = m.ch.path_id;
     const uint8_t epoch = m.ch.path_epoch;
+    Route(key, *n, i, RouteEvent::kAck, path, epoch);
     Expect(kPathId, path < n->num_paths, i, "ACK path_id not below the negotiated num_paths", "ch.path_id",
            n->num_paths - 1u, path);
     RxPath& x = Rx(key, *n, path);
@@ -998,6 +1020,7 @@ class Monitor {
     if (k.code != wire::NackCode::kInvalidConn) {
       ConnKey key;
       const Negotiated* n = Named(i, r, m, &key);
+      if (n != nullptr) Route(key, *n, i, RouteEvent::kAck, m.ch.path_id, m.ch.path_epoch);
       if (n != nullptr && FatalNack(code)) Close({key, n->generation}, r.time_ns);
     }
   }
@@ -1035,6 +1058,7 @@ class Monitor {
     const Negotiated* n = Named(i, r, m, &key);
     if (n == nullptr) return;
     const wire::ProbeHeader& h = *m.prh();
+    Route(key, *n, i, RouteEvent::kProbe, m.ch.path_id, m.ch.path_epoch);
     Expect(kPathId, m.ch.path_id < n->num_paths, i, "PROBE path_id not below the negotiated num_paths", "ch.path_id",
            n->num_paths - 1u, m.ch.path_id);
     Plane(i, r, *n, m.ch.path_id);
@@ -1368,6 +1392,7 @@ class Monitor {
     } else if (op == Opcode::kProbeAck) {
       TxPath& p = Tx(k->second, n, path);
       if (p.probes.count({m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time})) ++p.probe_acks[m->ch.path_epoch];
+      Route(k->second, n, static_cast<long>(i), RouteEvent::kProbeAckIn, path, m->ch.path_epoch);
       if (p.last_probe && p.last_probe->acked_at < 0 && p.last_probe->epoch == m->ch.path_epoch &&
           p.last_probe->seq == m->prh()->probe_seq && p.last_probe->tx_time == m->prh()->tx_time) {
         p.last_probe->acked_at = r.time_ns;
@@ -2002,6 +2027,88 @@ class Monitor {
              "a packet of msn " + Str(d.msn) + " on stream " + Str(d.stream) + " while msn " + Str(u) +
                  " (wr_id " + Str(p->second[u]) + ") had not completed",
              "meh.msn", static_cast<uint32_t>(u) + kStreamWindowMsgs - 1, d.msn);
+    }
+  }
+
+  // MROCE-ACK-011: the ACKs and NACKs of a path p leave with p's own entropy while p is ACTIVE or
+  // SUSPECT, else with an ACTIVE path's of p's plane, else any ACTIVE path's. The frames show p
+  // FAILED from the PROBE the DUT sends on entering FAILED (MROCE-PATH-016) until a PROBE_ACK of
+  // the announced epoch arrived (p may then be ACTIVE unseen) or data resumed on p. They show a path
+  // q ACTIVE around an ACK when the DUT sent new data on q before and after it with the same source
+  // port and epoch and nothing on q between that an RTO or a failure leaves (MROCE-PATH-011: new
+  // data only on ACTIVE paths; an RTO re-rolls the entropy before q's next packet, MROCE-PATH-004,
+  // and retransmits). A plane's link change fails paths without a PROBE: such traces are not judged.
+  void AckRoutes() {
+    if (live_ || !t_.links.empty()) return;
+    using K = RouteEvent::Kind;
+    for (const auto& [kg, ev] : route_) {
+      const int planes = std::max<int>(1, route_planes_[kg]);
+      // Per path, the indices into ev of its new-data events and of what breaks an ACTIVE span.
+      std::map<uint8_t, std::vector<size_t>> fresh, breaks;
+      for (size_t j = 0; j < ev.size(); ++j) {
+        if (ev[j].kind == K::kNew) fresh[ev[j].path].push_back(j);
+        if (ev[j].kind == K::kRtx || ev[j].kind == K::kProbe) breaks[ev[j].path].push_back(j);
+      }
+      // Whether q was certainly ACTIVE at event j.
+      // Whether q was certainly ACTIVE at event j: its source port then, else nothing.
+      auto active_at = [&](uint8_t q, size_t j) -> std::optional<uint16_t> {
+        const auto& f = fresh[q];
+        const auto after = std::upper_bound(f.begin(), f.end(), j);
+        if (after == f.begin() || after == f.end()) return std::nullopt;
+        const RouteEvent& a = ev[*std::prev(after)];
+        const RouteEvent& b = ev[*after];
+        if (a.sport != b.sport || a.epoch != b.epoch) return std::nullopt;
+        const auto& br = breaks[q];
+        const auto k = std::upper_bound(br.begin(), br.end(), *std::prev(after));
+        if (k != br.end() && *k < *after) return std::nullopt;
+        return a.sport;
+      };
+      std::map<uint8_t, std::pair<uint8_t, uint16_t>> failed;  // path -> (announced epoch, the PROBE's source port)
+      for (size_t j = 0; j < ev.size(); ++j) {
+        const RouteEvent& e = ev[j];
+        if (e.kind == K::kProbe) {
+          failed[e.path] = {e.epoch, e.sport};
+          continue;
+        }
+        if (e.kind == K::kProbeAckIn) {
+          if (auto f = failed.find(e.path); f != failed.end() && f->second.first == e.epoch) failed.erase(f);
+          continue;
+        }
+        if (e.kind == K::kNew || e.kind == K::kRtx) {
+          failed.erase(e.path);
+          continue;
+        }
+        const auto f = failed.find(e.path);
+        if (f == failed.end()) continue;
+        const uint16_t own = f->second.second;
+        const int own_plane = e.path % planes;
+        bool any = false, same_plane = false;
+        uint8_t witness = 0;
+        uint16_t witness_sport = 0;
+        for (const auto& [q, list] : fresh) {
+          if (q == e.path) continue;
+          const auto sport = active_at(q, j);
+          if (!sport) continue;
+          if (!any || (!same_plane && q % planes == own_plane)) {
+            witness = q;
+            witness_sport = *sport;
+          }
+          any = true;
+          same_plane |= q % planes == own_plane;
+        }
+        if (!any) continue;
+        const std::string what = std::string(MetaAt(e.frame).ch.opcode == Opcode::kAck ? "ACK" : "NACK") + " for path " +
+                                 Str(e.path) + ", FAILED since its PROBE of epoch " + Str(f->second.first);
+        Expect(kAckRoute, e.sport != own, e.frame,
+               what + ", left with that path's own source port while path " + Str(witness) + " was ACTIVE",
+               "udp.sport", witness_sport, e.sport);
+        if (same_plane) {
+          Expect(kAckRoute, e.plane == own_plane, e.frame,
+                 what + ", left through plane " + Str(e.plane) + " while path " + Str(witness) + " of its plane " +
+                     Str(own_plane) + " was ACTIVE",
+                 "plane", own_plane, e.plane);
+        }
+      }
     }
   }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -181,11 +182,12 @@ TEST(ClauseMonitor, ReferenceTracesBreakNoRuleAndEveryRuleJudgesSomething) {
   }
   // What these three traces cannot show: a NACK, a PROBE_ACK, a CONNECT_REJ, DISCONNECT or
   // DISCONNECT_ACK from the DUT, a CONNECT_REQ retransmission, a connection in ERROR, an RNR NACK to
-  // the DUT. Every other rule judged something.
+  // the DUT, an ACK for a path the DUT's PROBE showed FAILED without a plane link change (ack.route
+  // has its own test). Every other rule judged something.
   for (size_t k = 0; k < judged.size(); ++k) {
     const std::string_view id = MonitorRules()[k].id;
     if (id == "nack.refused-packet" || id == "nack.invalid-conn" || id == "probe-ack.echo" || id == "probe.reintroduce-by" || id == "probe-ack.epoch-window" || id == "connect.retransmission" || id == "connect.nonce" ||
-        id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush" || id == "data.rnr-hold") {
+        id == "disconnect.retransmission" || id == "disconnect.ack" || id == "completion.flush" || id == "data.rnr-hold" || id == "ack.route") {
       continue;
     }
     EXPECT_GT(judged[k], 0u) << id << " judged nothing";
@@ -688,6 +690,44 @@ TEST(ClauseMonitor, StreamWindowOf1024Messages) {
   other.wr_id = 0xABCDEF;
   two.trace.control.push_back(other);
   EXPECT_EQ(RunClauseMonitor(two).judged[Rule("data.stream-window")], 0u);
+}
+
+// The DUT's path 1 failed (its READ_REQs and PROBEs on it lost) while the peer's path 1 keeps
+// sending READ responses: each of their ACKs must leave with another path's entropy, and through
+// plane 1 while plane 1 has an ACTIVE path.
+TEST(ClauseMonitor, AcksOfAFailedPathLeaveOnAnActivePath) {
+  for (const char* file : {"e2e.route-around-failed-path", "e2e.route-within-plane"}) {
+    SCOPED_TRACE(file);
+    auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/ack/" + file + ".yaml");
+    ASSERT_TRUE(c.ok()) << c.ErrorText();
+    c.value.workload.ops[0].count = 120;
+    const RunRecord rec = Simulate(c.value, Options("reference", 1));
+    const MonitorReport clean = RunClauseMonitor(rec);
+    EXPECT_TRUE(clean.violations.empty()) << Describe(rec, clean);
+    ASSERT_GT(clean.judged[Rule("ack.route")], 0u);
+    // The DUT's ACKs for path 1 after a PROBE there, each with the source port of the latest PROBE
+    // before it (path 1's own entropy: each PROBE timeout re-rolls it, MROCE-PATH-004).
+    std::vector<std::pair<long, uint16_t>> acks;
+    std::optional<uint16_t> own;
+    for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+      if (!DutTx(rec.trace.frames[i])) continue;
+      auto m = Meta(rec, i);
+      if (!m || m->ch.path_id != 1) continue;
+      if (m->ch.opcode == Opcode::kProbe) own = Trace::Decode(rec.trace.frames[i], rec.trace.meta_port)->udp.sport;
+      if (m->ch.opcode == Opcode::kAck && own) acks.push_back({static_cast<long>(i), *own});
+    }
+    ASSERT_FALSE(acks.empty());
+    // Every such ACK given path 1's own port: those the rule judged (another path certainly ACTIVE)
+    // break it.
+    RunRecord own_port = rec;
+    for (const auto& [ack, port] : acks) Edit(own_port, ack, [&, port = port](wire::Frame& f) { f.udp.sport = port; });
+    ExpectFiresWith(own_port, "ack.route", "left with that path's own source port");
+    if (std::string_view(file) == "e2e.route-within-plane") {
+      RunRecord other_plane = rec;  // through plane 0 while plane 1's path 3 is ACTIVE
+      for (const auto& [ack, port] : acks) other_plane.trace.frames[static_cast<size_t>(ack)].plane = 0;
+      ExpectFiresWith(other_plane, "ack.route", "left through plane 0");
+    }
+  }
 }
 
 TEST(ClauseMonitor, ProbeRules) {
