@@ -32,6 +32,10 @@ Usage:
 Results: DIR/mutants.json, DIR/results.jsonl (one line per measured mutant), DIR/summary.md.
 Equivalent mutants: ci/mutants-equivalent.yaml (id -> reason and line text), left out of the denominator;
 an id whose line moved is followed by its line text (--rewrite-equivalent renames it in the list).
+An entry with `allowed: CLAUSE` is spec-allowed instead: the mutant changes what the program does,
+but only to behaviour that clause permits, so no conformant oracle may kill it. It counts as a
+survivor in the kill rate and is left out of the second rate, the kill rate of the mutants that
+break the spec; a spec-allowed mutant that is killed is reported as a FALSE FAIL of the suite.
 """
 import argparse
 import concurrent.futures
@@ -541,6 +545,8 @@ def load_equivalent(path):
     for k, v in data.items():
         if isinstance(v, dict):
             out[str(k)] = {"reason": str(v.get("reason", "")), "line": v.get("line")}
+            if v.get("allowed"):
+                out[str(k)]["allowed"] = str(v["allowed"])
         else:
             out[str(k)] = {"reason": str(v), "line": None}
     return out
@@ -595,6 +601,8 @@ def write_equivalent(path, equivalent, moved, everything):
         i = rename.get(old, old)
         text = line_text(by_id[i]) if i in by_id else e["line"]
         body.append("%s:\n  reason: %s\n" % (json.dumps(i), json.dumps(e["reason"])))
+        if e.get("allowed"):
+            body[-1] += "  allowed: %s\n" % json.dumps(e["allowed"])
         if text is not None:
             body[-1] += "  line: %s\n" % json.dumps(text)
     with open(path + ".tmp", "w") as f:
@@ -752,10 +760,21 @@ def write_json(path, data):
 KILLED = ("killed", "timeout", "crash")
 
 
-def summarize(meta, records, equivalent, sources):
-    """summary.md text from the measured records (dicts)."""
+def allowed_ids(listed, moved, resolved):
+    """id -> clause for the resolved ids of the listed entries marked `allowed` (the clause that
+    permits what the mutant changes)."""
+    rename = dict(moved)
+    return {rename.get(old, old): e["allowed"] for old, e in listed.items()
+            if e.get("allowed") and rename.get(old, old) in resolved}
+
+
+def summarize(meta, records, equivalent, sources, allowed=None):
+    """summary.md text from the measured records (dicts). `allowed`: ids of listed entries whose
+    change the spec permits (spec-allowed): they count as survivors in the kill rate, and are left
+    out of the second rate, the kill rate of the mutants that break the spec."""
     measured = [r for r in records if "status" in r]
-    eq_ids = set(equivalent)
+    allowed = dict(allowed or {})
+    eq_ids = set(equivalent) - set(allowed)
     counts = {s: 0 for s in ("killed", "survived", "stillborn", "timeout", "crash")}
     for r in measured:
         counts[r["status"]] += 1
@@ -779,6 +798,16 @@ def summarize(meta, records, equivalent, sources):
         killed_ne, sum(r["status"] == "timeout" and r["id"] not in eq_ids for r in measured),
         sum(r["status"] == "crash" and r["id"] not in eq_ids for r in measured), surv_ne, len(eq_measured)))
     L.append("- **kill rate: %s** (%d killed / %d = total - stillborn - equivalent)" % (rate(killed_ne, denom), killed_ne, denom))
+    al_measured = [r for r in measured if r["id"] in allowed and r["status"] != "stillborn"]
+    al_killed = [r for r in al_measured if r["status"] in KILLED]
+    if al_measured:
+        k_spec = killed_ne - len(al_killed)
+        d_spec = denom - len(al_measured)
+        L.append("- **kill rate of the mutants that break the spec: %s** (%d killed / %d = the above less %d spec-allowed, "
+                 "listed with the clause that permits each)" % (rate(k_spec, d_spec), k_spec, d_spec, len(al_measured)))
+    if al_killed:
+        L.append("- **FALSE FAIL: %d spec-allowed mutant(s) killed** (the suite failed behaviour the spec permits): %s" % (
+            len(al_killed), ", ".join("`%s`" % r["id"] for r in al_killed)))
     # Which oracle killed: a mutant whose every failing case failed only the clause monitor would
     # have survived without it (checks are pure functions of the run: the others give the same verdicts).
     with_checks = [r for r in measured if r["status"] == "killed" and r["id"] not in eq_ids and r.get("failing") and
@@ -810,8 +839,8 @@ def summarize(meta, records, equivalent, sources):
 
     table("file", "file")
     table("operator", "operator")
-    surv = [r for r in measured if r["status"] == "survived" and r["id"] not in eq_ids]
-    L.append("## Survivors (%d)" % len(surv))
+    surv = [r for r in measured if r["status"] == "survived" and r["id"] not in eq_ids and r["id"] not in allowed]
+    L.append("## Survivors (%d; spec-allowed ones listed below)" % len(surv))
     L.append("")
     L.append("| id | file:line | nearest clause | mutated line |")
     L.append("|---|---|---|---|")
@@ -820,6 +849,14 @@ def summarize(meta, records, equivalent, sources):
         L.append("| `%s` | %s:%d | %s | `%s` |" % (r["id"], r["file"], r["line"], r.get("clause") or "-",
                                                   " ".join(shown.split()).replace("|", "\\|")))
     L.append("")
+    al_seen = [r for r in measured if r["id"] in allowed]
+    if al_seen:
+        L.append("## Spec-allowed (survivors the suite must not kill: the clause permits the change)")
+        L.append("")
+        for r in al_seen:
+            note = "" if r["status"] in ("survived", "stillborn") else " **(killed: a false FAIL, %s)**" % r["status"]
+            L.append("- `%s` (%s): %s%s" % (r["id"], allowed[r["id"]], equivalent.get(r["id"], ""), note))
+        L.append("")
     eq_seen = [r for r in measured if r["id"] in eq_ids]
     if eq_seen:
         L.append("## Equivalent (excluded from the denominator)")
@@ -882,6 +919,7 @@ def main(argv=None):
         chosen = select(everything, args.seed, args.count)
     listed = load_equivalent(args.equivalent)
     equivalent, moved, stale = resolve_equivalent(listed, everything)
+    allowed = allowed_ids(listed, moved, equivalent)
     if args.rewrite_equivalent:
         write_equivalent(args.equivalent, listed, moved, everything)
         print("# %s: %d entries, %d renamed (lines moved), %d stale" % (args.equivalent, len(listed), len(moved),
@@ -949,7 +987,7 @@ def main(argv=None):
             write_json(os.path.join(out, "mutants.json"),
                        {"commit": sha, "seed": args.seed, "count": args.count, "mutants": records})
             with open(os.path.join(out, "summary.md.tmp"), "w") as f:
-                f.write(summarize(meta, records, equivalent, sources) + "\n")
+                f.write(summarize(meta, records, equivalent, sources, allowed) + "\n")
             os.replace(os.path.join(out, "summary.md.tmp"), os.path.join(out, "summary.md"))
 
     if args.report_only:

@@ -250,6 +250,36 @@ def test_summary_excludes_stillborn_and_equivalent_from_the_denominator():
     assert "| `b` | x.cc:2 |" in md and "| `d` |" not in md
 
 
+def test_spec_allowed_mutants_count_as_survivors_and_are_left_out_of_the_spec_rate():
+    recs = [
+        {"id": "a", "file": "x.cc", "line": 1, "operator": "rel", "after": "a", "status": "killed"},
+        {"id": "b", "file": "x.cc", "line": 2, "operator": "rel", "after": "b", "status": "survived"},
+        {"id": "d", "file": "y.cc", "line": 4, "operator": "bool", "after": "d", "status": "survived"},
+        {"id": "e", "file": "y.cc", "line": 5, "operator": "bool", "after": "e", "status": "killed"},
+    ]
+    eq = {"d": "MROCE-STRM-009 lets a sender spray in any order", "e": "any port in range"}
+    md = mutate.summarize({}, recs, eq, {}, {"d": "MROCE-STRM-009", "e": "MROCE-ENC-004"})
+    assert "**kill rate: 50.0%** (2 killed / 4" in md  # both allowed ones in the denominator
+    # 1 killed (a) / 2 (a, b): e's kill is a false FAIL, not a kill
+    assert "**kill rate of the mutants that break the spec: 50.0%** (1 killed / 2" in md
+    assert "FALSE FAIL: 1 spec-allowed mutant(s) killed" in md and "`e`" in md
+    assert "- `d` (MROCE-STRM-009): MROCE-STRM-009 lets a sender spray in any order" in md
+    assert "| `d` |" not in md and "| `b` |" in md
+
+
+def test_allowed_entries_keep_their_clause_when_rewritten(tmp_path):
+    src = "int f(int a) {\n  return a + 1;\n}\n"
+    ms = mutate.generate(src, "t.cc")
+    i = [m.id for m in ms if m.op == "int_inc"][0]
+    path = tmp_path / "eq.yaml"
+    path.write_text("%s:\n  reason: \"r\"\n  allowed: MROCE-X-001\n" % i)
+    listed = mutate.load_equivalent(str(path))
+    resolved, moved, _ = mutate.resolve_equivalent(listed, ms)
+    assert mutate.allowed_ids(listed, moved, resolved) == {i: "MROCE-X-001"}
+    mutate.write_equivalent(str(path), listed, moved, ms)
+    assert mutate.load_equivalent(str(path))[i]["allowed"] == "MROCE-X-001"
+
+
 def test_equivalent_ids_follow_their_line_when_lines_above_move(tmp_path):
     before = "int f(int a) {\n  return a + 1;\n}\nint g(int b) {\n  return b + 1;\n}\n"
     after = "// a new first line\n" + before
