@@ -677,6 +677,30 @@ TEST(ClauseMonitor, StreamWindowOf1024Messages) {
   const MonitorReport rep = RunClauseMonitor(late);
   EXPECT_EQ(rep.violation_counts[Rule("data.stream-window")], 1100u - 1024u) << Describe(late, rep);
   ExpectFiresWith(late, "data.stream-window", "a packet of msn 1024 on stream 0 while msn 0");
+  // The case's own check, monitor-rule with at_bound: PASS here, FAIL on the slip, INCONCLUSIVE
+  // when the DUT never reached the window's edge (900 messages), SKIP live.
+  {
+    harness::Case only = c.value;
+    only.checks.clear();
+    harness::CheckSpec spec;
+    spec.name = "monitor-rule";
+    spec.params = {{"rule", "data.stream-window"}, {"at_bound", true}};
+    only.checks.push_back(spec);
+    auto verdict = [&](const RunRecord& r) {
+      for (const auto& x : RunChecks(only, r)) {
+        if (x.check == "monitor-rule") return x.verdict;
+      }
+      return harness::Verdict::kError;
+    };
+    EXPECT_EQ(verdict(rec), harness::Verdict::kPass);
+    EXPECT_EQ(verdict(late), harness::Verdict::kFail);
+    harness::Case fewer = c.value;
+    fewer.workload.ops[0].count = 900;
+    EXPECT_EQ(verdict(Simulate(fewer, Options("reference", 1))), harness::Verdict::kInconclusive);
+    RunRecord live = rec;
+    live.dut_caps.simulated_time = false;
+    EXPECT_EQ(verdict(live), harness::Verdict::kSkip);
+  }
   // Two connections' work requests: not judged (handles and connection ids cannot be paired).
   RunRecord two = rec;
   ControlRecord other = two.trace.control.front();
