@@ -754,6 +754,50 @@ TEST(ClauseMonitor, AcksOfAFailedPathLeaveOnAnActivePath) {
   }
 }
 
+// Choice ack-route (MROCE-ACK-011: any ACTIVE path once p's plane has none): with plane 1 failed,
+// the default reference routes path 1's ACKs through path 0, the ack_route_highest variant through
+// path 2; the rule accepts both.
+TEST(ClauseMonitor, AckRouteAcceptsAnyActivePathOnceThePlaneHasNone) {
+  auto c = harness::LoadCaseFile(std::string(MROCE_SOURCE_DIR) + "/testcases/ack/e2e.route-within-plane.yaml");
+  ASSERT_TRUE(c.ok()) << c.ErrorText();
+  c.value.workload.ops[0].count = 120;
+  for (auto& imp : c.value.impairments) {  // every READ_REQ and PROBE of plane 1 (paths 1 and 3) lost
+    imp.stage.match.path_id.reset();
+    imp.stage.match.plane = 1;
+  }
+  for (const char* dut : {"reference", "reference:variant=ack_route_highest"}) {
+    SCOPED_TRACE(dut);
+    const RunRecord rec = Simulate(c.value, Options(dut, 1));
+    const MonitorReport rep = RunClauseMonitor(rec);
+    EXPECT_TRUE(rep.violations.empty()) << Describe(rec, rep);
+    EXPECT_GT(rep.judged[Rule("ack.route")], 0u);
+    // The latest source port of the DUT's data (new or retransmitted) on paths 0 and 2, and the
+    // ACKs of path 1 after its PROBE that used either.
+    std::map<int, uint16_t> data_port;
+    bool probed = false;
+    size_t via0 = 0, via2 = 0;
+    for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+      if (!DutTx(rec.trace.frames[i])) continue;
+      auto f = Trace::Decode(rec.trace.frames[i], rec.trace.meta_port);
+      if (!f.ok() || f->meta() == nullptr) continue;
+      const auto& ch = f->meta()->ch;
+      if (wire::IsDataOpcode(ch.opcode)) data_port[ch.path_id] = f->udp.sport;
+      if (ch.opcode == Opcode::kProbe && ch.path_id == 1) probed = true;
+      if (probed && ch.opcode == Opcode::kAck && ch.path_id == 1) {
+        via0 += data_port.count(0) && f->udp.sport == data_port[0];
+        via2 += data_port.count(2) && f->udp.sport == data_port[2];
+      }
+    }
+    if (std::string_view(dut) == "reference") {
+      EXPECT_GT(via0, 0u);
+      EXPECT_EQ(via2, 0u);
+    } else {
+      EXPECT_GT(via2, 0u);
+      EXPECT_EQ(via0, 0u);
+    }
+  }
+}
+
 TEST(ClauseMonitor, ProbeRules) {
   {
     RunRecord rec = Probing();

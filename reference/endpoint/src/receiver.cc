@@ -14,6 +14,16 @@ int Receiver::AckRoute(int acked) const {
   // plane, else any ACTIVE path (lowest id first, deterministic); p itself when none is ACTIVE.
   const PathSet& paths = *c_.paths_;
   if (paths[acked].machine.CarriesRetransmissions()) return acked;
+  if (c_.HasVariant(Variant::kAckRouteHighest)) {
+    // Choice ack-route: any ACTIVE path of the plane, else any ACTIVE path; here the highest id.
+    std::optional<int> any;
+    for (int q = paths.size() - 1; q >= 0; --q) {
+      if (paths[q].state() != PathState::kActive) continue;
+      if (paths[q].plane == paths[acked].plane) return q;
+      if (!any) any = q;
+    }
+    return any.value_or(acked);
+  }
   for (int q = 0; q < paths.size(); ++q) {
     if (paths[q].state() == PathState::kActive && paths[q].plane == paths[acked].plane) return q;
   }

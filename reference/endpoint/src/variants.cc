@@ -52,6 +52,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "move a plane's paths to FAILED at once when the attachment reports link down; probe them again when it is up"},
     {Variant::kRetransmitDescending, "retransmit_descending", "MROCE-LOSS-004", "",
      "retransmit the PSNs one ACK or NACK shows lost highest first (after an RTO still lowest first, MROCE-RTO-006)"},
+    {Variant::kAckRouteHighest, "ack_route_highest", "MROCE-ACK-011", "",
+     "send the ACKs and NACKs of a path that is neither ACTIVE nor SUSPECT with the highest-numbered ACTIVE path of its plane, else the highest ACTIVE path"},
 }};
 
 }  // namespace

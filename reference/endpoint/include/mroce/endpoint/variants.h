@@ -41,6 +41,7 @@ enum class Variant : uint8_t {
   kResendHighestPath,   // re-send abandoned packets on the highest eligible path (choice resend-path)
   kFailOnLinkDown,      // fail a plane's paths at once when its link goes down (MROCE-PATH-013)
   kRetransmitDescending,  // PSNs a SACK or NACK shows lost together: highest first (choice retransmit-order)
+  kAckRouteHighest,     // ACKs of a path not ACTIVE or SUSPECT: via the highest ACTIVE path (MROCE-ACK-011)
   kCount,
 };
 
