@@ -50,6 +50,17 @@ ref::Result<SelftestResult> RunSelftest(const Suite& suite, const SelftestSpec& 
       return ref::MakeError("selftest.quirks", "--quirks: unknown quirk '" + q + "' (known: " + ref::KnownQuirkNames() + ")");
     }
   }
+  if (spec.quirk_shards < 1 || spec.quirk_shard < 1 || spec.quirk_shard > spec.quirk_shards) {
+    return ref::MakeError("selftest.quirk_shard", "--quirk-shard: shard " + std::to_string(spec.quirk_shard) + "/" +
+                                                      std::to_string(spec.quirk_shards) + " does not exist (K/N with 1 <= K <= N)");
+  }
+  if (spec.quirk_shards > 1) {
+    std::vector<std::string> mine;
+    for (size_t i = 0; i < quirks.size(); ++i) {
+      if (static_cast<int>(i % static_cast<size_t>(spec.quirk_shards)) == spec.quirk_shard - 1) mine.push_back(quirks[i]);
+    }
+    quirks = std::move(mine);
+  }
   std::vector<std::string> variants;
   if (spec.run_variants) {
     for (const auto& v : ref::AllVariants()) {

@@ -121,5 +121,28 @@ TEST(SelftestTest, KillMatrixOfTheSmallSuite) {
   EXPECT_NE(unknown.error().message.find("go_back_n"), std::string::npos) << unknown.error().message;
 }
 
+TEST(SelftestTest, QuirkShardsPartitionTheQuirks) {
+  // Three quirks (kept in the order of every quirk) over two shards: the first and third, then the
+  // second; together every quirk once.
+  SelftestSpec spec;
+  spec.seeds = {1};
+  spec.run_variants = false;
+  spec.quirks = {"go_back_n", "accept_unknown_version", "ignore_ecn"};
+  std::vector<std::string> seen;
+  for (int k = 1; k <= 2; ++k) {
+    spec.quirk_shard = k;
+    spec.quirk_shards = 2;
+    auto r = RunSelftest(TestSuite(), spec, Quiet());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const auto& q : r.value().quirks) seen.push_back(q.name);
+    EXPECT_EQ(r.value().quirks.size(), k == 1 ? 2u : 1u);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"go_back_n", "accept_unknown_version", "ignore_ecn"}));
+  spec.quirk_shard = 3;
+  auto bad = RunSelftest(TestSuite(), spec, Quiet());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("shard 3/2 does not exist"), std::string::npos) << bad.error().message;
+}
+
 }  // namespace
 }  // namespace mroce::campaign

@@ -5,6 +5,7 @@
 // run the whole suite without a harness error. The campaign library runs it (campaign::RunSelftest); this file prints
 // the kill matrix (quirk -> cases that failed), or JSON for machines.
 #include <iomanip>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,14 @@ class SelftestCommand : public Command {
     sub.add_option("--suite", suite_, "Suite directory")->capture_default_str();
     sub.add_option("--seeds", spec_.seeds, "Seeds of the pristine runs")->delimiter(',')->capture_default_str();
     sub.add_option("--quirks", spec_.quirks, "Only these quirks (default: every quirk)")->delimiter(',');
+    sub.add_option("--quirk-shard", shard_, "Only shard K of N of the quirks (K/N: every N-th quirk from the K-th)")
+        ->check([](const std::string& v) -> std::string {
+          int k = 0, n = 0;
+          char slash = 0;
+          std::istringstream in(v);
+          if ((in >> k >> slash >> n) && slash == '/' && in.peek() == EOF && n >= 1 && k >= 1 && k <= n) return {};
+          return "--quirk-shard: '" + v + "' is not K/N with 1 <= K <= N";
+        });
     sub.add_option("--variants", spec_.variants, "Only these legal variants ('all' = the combination; default: each, then all)")
         ->delimiter(',');
     sub.add_option("--variant-seeds", spec_.variant_seeds, "Seeds of the variant runs (default: --seeds)")->delimiter(',');
@@ -38,6 +47,10 @@ class SelftestCommand : public Command {
     const auto suite = LoadSuite(suite_, catalog_, err);
     if (!suite) return harness::kExitUsage;
     spec_.run_variants = !no_variants_;
+    if (!shard_.empty()) {
+      char slash = 0;
+      std::istringstream(shard_) >> spec_.quirk_shard >> slash >> spec_.quirk_shards;
+    }
     if (!known_.empty()) {
       auto known = harness::LoadExpectationsFile(known_);
       if (!known.ok()) {
@@ -119,6 +132,7 @@ class SelftestCommand : public Command {
   std::string catalog_;
   bool json_ = false;
   bool no_variants_ = false;
+  std::string shard_;
   std::string known_;
 };
 

@@ -388,4 +388,9 @@ TEST(Selftest, UsageErrors) {
   EXPECT_NE(o.out.find("unknown variant 'no_such_variant'"), std::string::npos) << o.out;
   o = Cts("selftest --suite /nonexistent/suite");
   EXPECT_EQ(o.status, 2) << o.out;
+  for (const char* bad : {"3/2", "0/2", "2", "1/0", "a/b", "1/2x"}) {
+    o = Cts("selftest --suite " + kSuite + " --quirk-shard " + bad);
+    EXPECT_EQ(o.status, 2) << bad;
+    EXPECT_NE(o.out.find(std::string("--quirk-shard: '") + bad + "' is not K/N"), std::string::npos) << o.out;
+  }
 }

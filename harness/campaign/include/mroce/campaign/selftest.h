@@ -20,6 +20,11 @@ namespace mroce::campaign {
 struct SelftestSpec {
   std::vector<uint64_t> seeds = {1, 2, 3, 4, 5};  // of the pristine runs; the first seeds the others
   std::vector<std::string> quirks;                // empty: every quirk
+  // Shard `quirk_shard` of `quirk_shards` (1-based): the quirks at positions p (in the list above,
+  // or of every quirk) with p % quirk_shards == quirk_shard - 1. Lets a slow (sanitized) build
+  // split the quirk runs over tests of their own, none near a time limit.
+  int quirk_shard = 1;
+  int quirk_shards = 1;
   std::vector<std::string> variants;              // empty: every variant, then "all" (the combination)
   bool run_variants = true;                       // the precision half
   std::vector<uint64_t> variant_seeds;            // empty: `seeds`
