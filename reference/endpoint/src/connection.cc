@@ -203,6 +203,11 @@ void Connection::Emit(wire::MetaPacket pkt, uint8_t path_for_entropy, uint8_t pl
   }
   f.udp.dport = peer_.udp_port;
   f.udp.sport = paths_ ? (*paths_)[path_for_entropy].entropy : wire::kEntropyPortMin;
+  if (HasVariant(Variant::kCmSportMirrored) && wire::ExtKindOf(pkt.ch.opcode) == wire::ExtKind::kConnMgmt && pkt.ch.opcode != Opcode::kConnectReq) {
+    // Variant (choice sport-per-path): any port of the range for these (table 19.3); the mirror
+    // of path 0's entropy is never path 0's entropy (their sum is odd).
+    f.udp.sport = static_cast<uint16_t>(wire::kEntropyPortMin + wire::kEntropyPortMax - f.udp.sport);
+  }
   if (pkt.ch.ver == 0) pkt.ch.ver = version_;  // MROCE-VER-005
   f.l4 = std::move(pkt);
   const std::vector<uint8_t> bytes = wire::SerializeFrame(f);

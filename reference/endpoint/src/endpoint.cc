@@ -74,6 +74,7 @@ Result<ConnId> Endpoint::Connect(const PeerAddress& peer, const ConnectOptions& 
   wire::ConnMgmtHeader req;
   req.ver_min = ctx_.config.ver_min;
   req.ver_max = ctx_.config.ver_max;
+  if (ctx_.config.variants.Has(Variant::kVerMax2)) req.ver_max = std::max<uint8_t>(req.ver_max, 2);  // variant (VER-004)
   req.num_paths = options.num_paths ? options.num_paths : ctx_.config.num_paths;
   req.num_planes = options.num_planes ? options.num_planes : ctx_.config.num_planes;
   req.mtu = options.mtu ? options.mtu : ctx_.config.mtu;

@@ -54,6 +54,10 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "retransmit the PSNs one ACK or NACK shows lost highest first (after an RTO still lowest first, MROCE-RTO-006)"},
     {Variant::kAckRouteHighest, "ack_route_highest", "MROCE-ACK-011", "",
      "send the ACKs and NACKs of a path that is neither ACTIVE nor SUSPECT with the highest-numbered ACTIVE path of its plane, else the highest ACTIVE path"},
+    {Variant::kCmSportMirrored, "cm_sport_mirrored", "MROCE-ENC-004", "",
+     "send connection-management packets other than CONNECT_REQ from 114687 - path 0's entropy (its mirror in 49152..65535) instead of path 0's entropy"},
+    {Variant::kVerMax2, "ver_max_2", "MROCE-VER-004", "",
+     "advertise ver_max 2 in CONNECT_REQ (ver_min <= 1 <= ver_max; the version negotiated with a version-1 peer is still 1)"},
 }};
 
 }  // namespace

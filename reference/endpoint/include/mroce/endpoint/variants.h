@@ -42,6 +42,8 @@ enum class Variant : uint8_t {
   kFailOnLinkDown,      // fail a plane's paths at once when its link goes down (MROCE-PATH-013)
   kRetransmitDescending,  // PSNs a SACK or NACK shows lost together: highest first (choice retransmit-order)
   kAckRouteHighest,     // ACKs of a path not ACTIVE or SUSPECT: via the highest ACTIVE path (MROCE-ACK-011)
+  kCmSportMirrored,     // CM packets but CONNECT_REQ: the mirror of path 0's entropy (choice sport-per-path)
+  kVerMax2,             // CONNECT_REQ advertises ver_max 2 (choice requested-params, MROCE-VER-004)
   kCount,
 };
 
