@@ -34,6 +34,7 @@ ref::Result<Suite> LoadSuite(const std::string& path, const std::string& catalog
   for (const session::CheckInfo& c : session::AllChecks()) {
     options.known_checks.insert(c.name);
     options.check_params[c.name] = c.params;
+    if (c.workload_only) options.workload_checks.insert(c.name);
   }
   if (!catalog_path.empty()) {
     auto loaded = harness::LoadCatalogFile(catalog_path);

@@ -259,7 +259,7 @@ class CaseParser {
     }
     if (root["workload"]) ParseWorkload(root["workload"], &c.workload);
     if (root["script"]) ParseScript(root["script"], &c.script);
-    if (root["checks"]) ParseChecks(root["checks"], &c.checks);
+    if (root["checks"]) ParseChecks(root["checks"], c.style, &c.checks);
     bool style_known = root["style"] && root["style"].IsScalar() &&
                        (root["style"].Scalar() == "end-to-end" || root["style"].Scalar() == "scripted");
     if (c.style == Style::kEndToEnd && style_known && !root["checks"]) {
@@ -649,7 +649,7 @@ class CaseParser {
     }
   }
 
-  void ParseChecks(const YAML::Node& n, std::vector<CheckSpec>* out) {
+  void ParseChecks(const YAML::Node& n, Style style, std::vector<CheckSpec>* out) {
     if (!r_.Sequence(n, "checks")) return;
     for (size_t i = 0; i < n.size(); ++i) {
       std::string p = Index("checks", i);
@@ -672,6 +672,10 @@ class CaseParser {
       if (!options_.known_checks.empty() && !c.name.empty() && options_.known_checks.count(c.name) == 0) {
         r_.Error(item.IsScalar() ? item : item["name"], item.IsScalar() ? p : Join(p, "name"),
                  "unknown check '" + c.name + "'");
+      } else if (style == Style::kScripted && options_.workload_checks.count(c.name) != 0) {
+        r_.Error(item.IsScalar() ? item : item["name"], item.IsScalar() ? p : Join(p, "name"),
+                 "check '" + c.name + "' judges an end-to-end workload, which a scripted case has none of "
+                 "(a scripted case states its completions with 'completion' or 'completions')");
       } else if (auto schema = options_.check_params.find(c.name); schema != options_.check_params.end()) {
         if (auto bad = CheckParams(schema->second, c.params)) {
           // At the offending value when there is one, else at the check.

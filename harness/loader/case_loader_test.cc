@@ -496,6 +496,19 @@ TEST(CaseLoaderOptions, UnknownCheckAndField) {
                  6, 22, "script[0].expect.match.ack.epsm", "unknown field 'ack.epsm'", o);
 }
 
+TEST(CaseLoaderOptions, AWorkloadCheckInAScriptedCaseIsAnErrorWhereItStands) {
+  LoaderOptions o;
+  o.known_checks = {"data-intact", "completions"};
+  o.workload_checks = {"data-intact"};
+  const std::string head = "id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: scripted\nscript:\n"
+                           "  - expect: {match: {ch.opcode: 1}}\n";
+  ExpectOneError(head + "checks:\n  - completions\n  - {name: data-intact}\n", 9, 12, "checks[1].name",
+                 "check 'data-intact' judges an end-to-end workload, which a scripted case has none of", o);
+  ASSERT_TRUE(LoadCaseString(head + "checks: [completions]\n", "t.yaml", o).ok());
+  ASSERT_TRUE(LoadCaseString("id: a.b\ntitle: T\nclauses: [{id: X, level: MUST}]\nstyle: end-to-end\n"
+                             "workload: {ops: [{op: read, size: 8}]}\nchecks: [data-intact]\n", "t.yaml", o).ok());
+}
+
 TEST(CaseLoaderOptions, CheckParametersAreValidatedAgainstTheirSchemaWhereTheyStand) {
   LoaderOptions o;
   o.known_checks = {"counter", "no-spurious-retransmissions"};

@@ -76,6 +76,45 @@ TEST(CompletionCheck, CountsTheDutsCompletionsOfOneKindExactly) {
   EXPECT_FALSE(ValidateCheck("completion", {{"stream", -1}}).ok());
 }
 
+// completions on a scripted case: the work requests are the posts the DUT accepted (the script plans
+// no workload); each must complete once, successfully; none posted is inconclusive.
+TEST(CompletionsCheck, AScriptedCaseExpectsEveryAcceptedPostOnceSuccessfully) {
+  harness::Case c = OneCheck("completions");
+  c.style = harness::Style::kScripted;
+  auto record = [](ControlRecord::Kind kind, uint64_t wr, dut::OpStatus st = dut::OpStatus::kSuccess) {
+    ControlRecord r;
+    r.kind = kind;
+    r.host = kDutHost;
+    r.wr_id = wr;
+    r.status = st;
+    return r;
+  };
+  auto judge = [&](std::vector<ControlRecord> control) {
+    RunRecord rec;
+    rec.trace.control = std::move(control);
+    rec.trace.Analyze();
+    for (const harness::CheckResult& r : RunChecks(c, rec)) {
+      if (r.check == "completions") return r;
+    }
+    ADD_FAILURE() << "no completions result";
+    return harness::CheckResult{};
+  };
+  using K = ControlRecord::Kind;
+  EXPECT_EQ(judge({record(K::kPost, 1), record(K::kPost, 2), record(K::kCompletion, 2), record(K::kCompletion, 1)}).verdict,
+            harness::Verdict::kPass);
+  const auto missing = judge({record(K::kPost, 1), record(K::kPost, 2), record(K::kCompletion, 1)});
+  EXPECT_EQ(missing.verdict, harness::Verdict::kFail);
+  EXPECT_NE(missing.reason.find("work request 2 of DUT never completed"), std::string::npos) << missing.reason;
+  EXPECT_EQ(judge({record(K::kPost, 1), record(K::kCompletion, 1), record(K::kCompletion, 1)}).verdict, harness::Verdict::kFail);
+  EXPECT_EQ(judge({record(K::kPost, 1), record(K::kCompletion, 1, dut::OpStatus::kFlushed)}).verdict, harness::Verdict::kFail);
+  // A refused post (recorded as an error) is no work request; a completion for it is unknown.
+  EXPECT_EQ(judge({record(K::kPost, 1), record(K::kError, 2), record(K::kCompletion, 1)}).verdict, harness::Verdict::kPass);
+  EXPECT_EQ(judge({record(K::kPost, 1), record(K::kCompletion, 1), record(K::kCompletion, 7)}).verdict, harness::Verdict::kFail);
+  const auto none = judge({record(K::kError, 2)});
+  EXPECT_EQ(none.verdict, harness::Verdict::kInconclusive);
+  EXPECT_NE(none.reason.find("posted no work request"), std::string::npos) << none.reason;
+}
+
 // connection-event: the DUT's events of a kind (and reason), exactly `count` or at least one.
 TEST(ConnectionEventCheck, CountsTheDutsEventsOfOneKind) {
   RunRecord rec;

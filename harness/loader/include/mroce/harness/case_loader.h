@@ -31,6 +31,9 @@ struct LoaderOptions {
   // Parameter schemas of the checks by name: a case's check parameters are validated against them
   // (unknown, missing, wrong type, out of range, nan), each error at the value's location.
   std::map<std::string, std::vector<ParamSpec>> check_params;
+  // Checks that judge an end-to-end workload (its planned messages, memory or senders): an error in
+  // a scripted case, which has none.
+  std::set<std::string> workload_checks;
 };
 
 // `file_name` is used in diagnostics only.

@@ -57,6 +57,9 @@ struct CheckInfo {
   bool implicit = false;  // Runs on every case of its style without being named.
   CheckFn fn = nullptr;
   bool all_styles = false;  // Implicit in both styles.
+  // Judges an end-to-end workload (its planned messages, its memory, its senders): naming it in a
+  // scripted case is a load error (the loader's workload_checks).
+  bool workload_only = false;
 };
 
 [[nodiscard]] const std::vector<CheckInfo>& AllChecks();
