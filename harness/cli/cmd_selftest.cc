@@ -120,8 +120,9 @@ class SelftestCommand : public Command {
       }
     }
     out << "\nrocev2 baseline: pass " << r.rocev2.pass << ", fail " << r.rocev2.fail << ", error " << r.rocev2.error << "\n";
-    out << "\nselftest: " << (r.ok ? "OK" : "FAILED") << " (" << r.caught() << "/" << r.quirks.size()
-        << " quirks caught)\n";
+    out << "\nselftest: " << (r.ok ? "OK" : "FAILED") << " (" << r.caught() << "/" << r.quirks.size() << " quirks caught";
+    if (spec_.quirk_shards > 1) out << ", quirk shard " << spec_.quirk_shard << "/" << spec_.quirk_shards;
+    out << ")\n";
     return status;
   }
 
