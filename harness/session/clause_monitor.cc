@@ -3,6 +3,7 @@
 #include "mroce/session/clause_monitor.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <optional>
@@ -19,7 +20,7 @@ enum R : size_t {
   kParse, kSport, kUdpChecksum, kEcn, kReserved, kVersion, kPayloadLen, kChFields, kFlags, kFirstLast, kImm,
   kMehFields, kPathId, kStreamId, kPlane, kSegmentation, kAckRequested, kMessageFields, kPsnSequence,
   kRetransmission, kResend, kFailedPath, kEpoch, kAfterProbes, kWindow, kInitialWindow, kNoRtxOfAcked, kRnrHold, kReadsOutstanding, kStreamWindow, kBeforeEstablished, kAckEpoch, kAckArrived,
-  kAckRoute, kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
+  kAckRoute, kEpsnMonotone, kSackPersistent, kAckTrigger, kAckNeedsArrival, kAckDeadline, kCeCount, kRateHint, kNackRefused, kNackInvalidConn,
   kProbeSequence, kProbeTiming, kProbeReintroduceBy, kProbeAckEcho, kProbeAckEpochWindow, kConnectRequest, kConnectRetransmission, kConnectAccept, kConnectReject, kNonce, kDisconnectRetransmission, kDisconnectAck, kConnectReport,
   kCompletionOnce, kCompletionOrder, kCompletionFields, kCompletionFlush, kCountersTx, kCountersRx, kTelemetryNames, kSendingRate, kConnStateGauge, kRuleCount
 };
@@ -64,6 +65,7 @@ const std::vector<MonitorRule>& Rules() {
       {"ack.sack-persistent", "MROCE-ACK-003", "a PSN once reported received stays reported (below epsn or its SACK bit set) within the epoch"},
       {"ack.trigger", "MROCE-ACK-004", "trigger_psn is a PSN that arrived on the path; ECE only if it arrived CE-marked, TRTX only if with RTX"},
       {"ack.needs-arrival", "MROCE-ACK-009", "no ACK of a path on which no data packet arrived since its previous ACK", true},
+      {"ack.deadline", "MROCE-ACK-009", "every data packet the DUT recorded (the only copy since the previous ACK of its epoch that the next ACK reports; not when that is ambiguous) is acknowledged by the next ACK of its path within 1 us if it had AR (MROCE-ACK-006), was not epsn when it arrived or filled a gap (MROCE-ACK-007) or was the 4th unacknowledged packet, else within 4 us + G of the oldest unacknowledged one", true},
       {"ack.ce-count", "MROCE-ACK-004", "ce_count at most the CE-marked data packets of the path that arrived since its previous ACK", true},
       {"ack.rate-hint", "MROCE-HINT-001", "rate_hint never 0 nor 0xFFFFFFFF"},
       {"nack.refused-packet", "MROCE-ERR-001", "a NACK has a code of table 16.1 and names path, epoch and PSN of a data packet that arrived"},
@@ -183,6 +185,26 @@ struct RxPath {
     long frame = -1;
   };
   std::map<uint8_t, Reported> reported;
+  // For ack.deadline (MROCE-ACK-006/007/009): every data copy that arrived, every ACK and NACK the
+  // DUT sent for the path, in trace order.
+  struct DataIn {
+    long frame;
+    int64_t t;
+    uint8_t epoch;
+    uint32_t psn;
+    bool ar;
+    bool valid;  // passes every check before recording the monitor can see (version, path id, checksums)
+  };
+  struct AckOut {
+    long frame;
+    int64_t t;
+    uint8_t epoch;
+    uint32_t epsn;
+    std::array<uint8_t, 32> sack;
+  };
+  std::vector<DataIn> data_in;
+  std::vector<AckOut> acks_out;
+  std::vector<std::tuple<long, uint8_t, uint32_t>> nacks_out;  // (frame, epoch, PSN)
 };
 
 using ConnKey = std::pair<int, uint32_t>;  // (remote host, the peer's connection id)
@@ -232,6 +254,7 @@ class Monitor {
     Completions();
     StreamWindow();
     AckRoutes();
+    AckDeadlines();
     CountersTx();
     CountersRx();
     TelemetryNames();
@@ -367,6 +390,13 @@ class Monitor {
       return std::nullopt;
     }
     return std::move(f).value();
+  }
+  // Whether a frame passes every check of the codec, the UDP checksum included (MROCE-ENC-006).
+  bool StrictlyValid(const FrameRecord& r) const {
+    wire::ParseOptions o;
+    o.meta_port = t_.meta_port;
+    o.verify_udp_checksum = true;
+    return wire::ParseFrame(r.bytes, o).ok();
   }
   // The MetaRoCE packet of a frame already found parseable (a copy).
   wire::MetaPacket MetaAt(long idx) const { return *Decode(t_.frames[idx])->meta(); }
@@ -923,6 +953,7 @@ class Monitor {
     Expect(kPathId, path < n->num_paths, i, "ACK path_id not below the negotiated num_paths", "ch.path_id",
            n->num_paths - 1u, path);
     RxPath& x = Rx(key, *n, path);
+    x.acks_out.push_back({i, r.time_ns, epoch, a.epsn, a.sack});
     if (!live_) {
       Expect(kAckNeedsArrival, x.arrivals_since_ack > 0, i, "ACK of a path on which no data arrived since its previous ACK",
              "data arrivals since the previous ACK", 1, 0);
@@ -1021,6 +1052,7 @@ class Monitor {
       ConnKey key;
       const Negotiated* n = Named(i, r, m, &key);
       if (n != nullptr) Route(key, *n, i, RouteEvent::kAck, m.ch.path_id, m.ch.path_epoch);
+      if (n != nullptr) Rx(key, *n, m.ch.path_id).nacks_out.emplace_back(i, m.ch.path_epoch, k.psn);
       if (n != nullptr && FatalNack(code)) Close({key, n->generation}, r.time_ns);
     }
   }
@@ -1380,6 +1412,9 @@ class Monitor {
       tr.second = tr.second || m->ch.Has(wire::kFlagRtx);
       ++x.arrivals_since_ack;
       if (ce) ++x.ce_since_ack;
+      const bool valid = !r.corrupted && m->ch.ver == n.version && path < n.num_paths &&
+                         !closing_at_.count({k->second, n.generation}) && StrictlyValid(r);
+      x.data_in.push_back({i, r.time_ns, m->ch.path_epoch, m->ch.psn, m->ch.Has(wire::kFlagAr), valid});
     } else if (op == Opcode::kProbe) {
       // MROCE-PATH-019: only a PROBE of the epoch after the receiver's current one starts an epoch
       // (v0.2 epoch window); one further ahead is dropped (forged: no conformant sender gets there).
@@ -2109,6 +2144,178 @@ class Monitor {
                  "plane", own_plane, e.plane);
         }
       }
+    }
+  }
+
+  // --- ack.deadline (MROCE-ACK-006, -007, -009; simulated clock only) ---------------------------
+  // Which copy of a PSN the DUT recorded follows from its ACKs (MROCE-ACK-003: an ACK reports
+  // exactly what is recorded): the copy after which the next ACK of the epoch first reports the
+  // PSN. Only when that copy is the only one since the epoch's previous ACK (no NACK refused it,
+  // MROCE-ACK-001), passes every check the monitor can see, and every PSN each ACK newly reports has
+  // such a copy, is the path judged: then the DUT's recording order is known, and with it epsn at
+  // each arrival, so whether the packet needed an immediate ACK.
+  static bool Reports(const RxPath::AckOut& a, uint32_t psn, uint32_t first) {
+    if (psn - first < a.epsn - first) return true;
+    const uint32_t b = psn - a.epsn - 1;
+    return b < 256 && (a.sack[b / 8] & (0x80 >> (b % 8))) != 0;
+  }
+  static int SackCount(const RxPath::AckOut& a, uint32_t from_off, uint32_t to_off, uint32_t first) {
+    int c = 0;  // SACK bits of `a` whose PSN lies at offset [from_off, to_off) from `first`
+    for (uint32_t b = 0; b < 256; ++b) {
+      if ((a.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
+      const uint32_t off = a.epsn + 1 + b - first;
+      if (off >= from_off && off < to_off) ++c;
+    }
+    return c;
+  }
+  void AckDeadlines() {
+    if (live_) return;
+    for (const auto& [kgp, x] : rx_) AckDeadlinesOf(x);
+  }
+  void AckDeadlinesOf(const RxPath& x) {
+    if (x.data_in.empty() || x.acks_out.empty()) return;
+    auto first_of = [&](uint8_t e) -> std::optional<uint32_t> {
+      auto it = x.epoch_first.find(e);
+      if (it != x.epoch_first.end()) return it->second;
+      if (e == 0) return 0u;
+      return std::nullopt;
+    };
+    std::map<uint8_t, std::vector<size_t>> acks_of;  // epoch -> its ACKs (indices into acks_out)
+    for (size_t j = 0; j < x.acks_out.size(); ++j) acks_of[x.acks_out[j].epoch].push_back(j);
+    // The next ACK of epoch e after frame f (index into acks_of[e]), or -1.
+    auto next_ack = [&](uint8_t e, long f) -> long {
+      auto it = acks_of.find(e);
+      if (it == acks_of.end()) return -1;
+      auto pos = std::upper_bound(it->second.begin(), it->second.end(), f,
+                                  [&](long fr, size_t j) { return fr < x.acks_out[j].frame; });
+      return pos == it->second.end() ? -1 : static_cast<long>(pos - it->second.begin());
+    };
+    std::map<std::pair<uint8_t, uint32_t>, std::vector<long>> nacked;
+    for (const auto& [f, e, psn] : x.nacks_out) nacked[{e, psn}].push_back(f);
+    std::map<std::pair<uint8_t, uint32_t>, std::vector<size_t>> copies;
+    for (size_t d = 0; d < x.data_in.size(); ++d) copies[{x.data_in[d].epoch, x.data_in[d].psn}].push_back(d);
+    std::vector<std::pair<size_t, long>> recorded;  // (data_in index, position in acks_of[epoch] of the ACK)
+    std::map<std::pair<uint8_t, long>, uint32_t> recorded_by;  // (epoch, ACK position) -> copies it newly reports
+    for (const auto& [ep, v] : copies) {
+      const auto first = first_of(ep.first);
+      if (!first) {
+        if (acks_of.count(ep.first)) return;  // an ACK of an epoch no PROBE announced: ack.epoch's matter
+        continue;
+      }
+      // Copies a NACK refused (a NACK naming the PSN before its next copy) are not recorded.
+      std::vector<size_t> live;
+      for (size_t c = 0; c < v.size(); ++c) {
+        const long from = x.data_in[v[c]].frame;
+        const long to = c + 1 < v.size() ? x.data_in[v[c + 1]].frame : std::numeric_limits<long>::max();
+        bool refused = false;
+        if (auto nk = nacked.find(ep); nk != nacked.end()) {
+          for (long f : nk->second) refused = refused || (f > from && f < to);
+        }
+        if (!refused) live.push_back(v[c]);
+      }
+      for (size_t c = 0; c < live.size(); ++c) {
+        const RxPath::DataIn& in = x.data_in[live[c]];
+        const long a = next_ack(ep.first, in.frame);
+        if (a < 0) break;
+        const auto& list = acks_of.at(ep.first);
+        if (!Reports(x.acks_out[list[a]], ep.second, *first)) continue;  // dropped
+        // Recorded. Ambiguous when another copy shares the interval, the copy fails a check, or the
+        // epoch's previous ACK already reported the PSN.
+        if (!in.valid) return;
+        if (c + 1 < live.size() && next_ack(ep.first, x.data_in[live[c + 1]].frame) == a) return;
+        if (a > 0 && Reports(x.acks_out[list[a - 1]], ep.second, *first)) return;
+        recorded.emplace_back(live[c], a);
+        ++recorded_by[{ep.first, a}];
+        break;
+      }
+    }
+    // Every PSN an ACK newly reports has its recording copy since the epoch's previous ACK.
+    for (const auto& [e, list] : acks_of) {
+      const auto first = first_of(e);
+      if (!first) return;
+      for (size_t j = 0; j < list.size(); ++j) {
+        const RxPath::AckOut& a = x.acks_out[list[j]];
+        const uint32_t hi = a.epsn - *first;
+        if (hi > 0x80000000u) return;
+        uint64_t fresh = 0;
+        if (j == 0) {
+          fresh = hi + static_cast<uint64_t>(SackCount(a, hi + 1, hi + 257, *first));
+        } else {
+          const RxPath::AckOut& p = x.acks_out[list[j - 1]];
+          const uint32_t lo = p.epsn - *first;
+          if (lo > hi) return;
+          // What p reported must stay reported (else ack.sack-persistent's matter).
+          for (uint32_t b = 0; b < 256; ++b) {
+            if ((p.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
+            if (!Reports(a, p.epsn + 1 + b, *first)) return;
+          }
+          fresh = (hi - lo) - static_cast<uint64_t>(SackCount(p, lo, hi, *first));
+          for (uint32_t b = 0; b < 256; ++b) {
+            if ((a.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
+            if (!Reports(p, a.epsn + 1 + b, *first)) ++fresh;
+          }
+        }
+        auto it = recorded_by.find({e, static_cast<long>(j)});
+        if (fresh != (it == recorded_by.end() ? 0u : it->second)) return;
+      }
+    }
+    std::sort(recorded.begin(), recorded.end());  // data_in is in trace order
+    std::map<uint8_t, std::set<uint32_t>> above;  // epoch -> recorded offsets above epsn
+    std::map<uint8_t, uint32_t> epsn;             // epoch -> epsn's offset from the epoch's first PSN
+    std::vector<size_t> unacked;
+    int64_t due = std::numeric_limits<int64_t>::max();
+    long due_frame = -1;
+    std::string why;
+    size_t ri = 0;
+    for (size_t ai = 0; ri < recorded.size() || ai < x.acks_out.size();) {
+      if (ri < recorded.size() && (ai >= x.acks_out.size() || x.data_in[recorded[ri].first].frame < x.acks_out[ai].frame)) {
+        const RxPath::DataIn& in = x.data_in[recorded[ri++].first];
+        const uint32_t off = in.psn - *first_of(in.epoch);
+        uint32_t& ep = epsn[in.epoch];
+        std::set<uint32_t>& up = above[in.epoch];
+        std::string reason;
+        if (in.ar) {
+          reason = "it had AR (MROCE-ACK-006)";
+        } else if (off != ep) {
+          reason = "it was not epsn (" + Str(ep + *first_of(in.epoch)) + ") when it arrived (MROCE-ACK-007)";
+        } else if (!up.empty()) {
+          reason = "it filled a gap (MROCE-ACK-007)";
+        }
+        up.insert(off);
+        while (!up.empty() && *up.begin() == ep) {
+          up.erase(up.begin());
+          ++ep;
+        }
+        unacked.push_back(ri - 1);
+        if (reason.empty() && unacked.size() >= 4) reason = "it was the 4th unacknowledged recorded packet (MROCE-ACK-009)";
+        const int64_t d = reason.empty() ? x.data_in[recorded[unacked.front()].first].t + 4000 + kGranularityNs
+                                         : in.t + 1000;
+        if (reason.empty()) {
+          reason = "4 us after the oldest unacknowledged recorded packet (PSN " +
+                   Str(x.data_in[recorded[unacked.front()].first].psn) + ") arrived (MROCE-ACK-009)";
+        }
+        if (d < due) {
+          due = d;
+          due_frame = in.frame;
+          why = "data packet PSN " + Str(in.psn) + " (epoch " + Str(in.epoch) + ") needed an ACK within " +
+                (d == in.t + 1000 ? std::string("1 us: ") : std::string("the 4 us timer: ")) + reason;
+        }
+        continue;
+      }
+      const RxPath::AckOut& a = x.acks_out[ai++];
+      if (!unacked.empty()) {
+        Judged(kAckDeadline);
+        if (a.t > due) {
+          const int64_t at = t_.frames[static_cast<size_t>(due_frame)].time_ns;
+          Values(Violate(kAckDeadline, a.frame,
+                         why + "; the next ACK of the path left " + Str(static_cast<uint64_t>(a.t - at)) +
+                             " ns after its arrival",
+                         due_frame),
+                 "ack_after_arrival_ns", static_cast<uint64_t>(due - at), static_cast<uint64_t>(a.t - at));
+        }
+      }
+      unacked.clear();
+      due = std::numeric_limits<int64_t>::max();
     }
   }
 

@@ -925,6 +925,95 @@ TEST(ClauseMonitor, AckRules) {
   }
 }
 
+bool Below(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }
+
+// Moves frame i to time t, keeping the trace in time order; returns its new index.
+long MoveTo(RunRecord& rec, long i, int64_t t) {
+  auto& fr = rec.trace.frames;
+  FrameRecord f = fr[static_cast<size_t>(i)];
+  fr.erase(fr.begin() + i);
+  f.time_ns = t;
+  auto pos = std::upper_bound(fr.begin(), fr.end(), t, [](int64_t v, const FrameRecord& r) { return v < r.time_ns; });
+  const long at = static_cast<long>(pos - fr.begin());
+  fr.insert(pos, f);
+  return at;
+}
+
+// MROCE-ACK-006/007/009: a recorded packet that needs an immediate ACK gets one within 1 us, any
+// other within 4 us of the oldest unacknowledged one; a DUT that ACKs later breaks ack.deadline.
+TEST(ClauseMonitor, ARecordedPacketNeedingAnAckAtOnceGetsOneWithin1us) {
+  // The first DUT ACK that follows a data packet with the given property by min_gap..max_gap ns, with
+  // nothing else of the path for 7 us after the packet.
+  auto find = [](const RunRecord& rec, const std::function<bool(const wire::MetaPacket&, const wire::MetaPacket&)>& p,
+                 int64_t min_gap, int64_t max_gap, long* data) -> long {
+    const auto& fr = rec.trace.frames;
+    for (size_t d = 0; d < fr.size(); ++d) {
+      if (!ToDut(fr[d])) continue;
+      auto md = Meta(rec, d);
+      if (!md || !wire::IsDataOpcode(md->ch.opcode)) continue;
+      for (size_t a = d + 1; a < fr.size(); ++a) {
+        if (ToDut(fr[a])) {
+          auto mx = Meta(rec, a);
+          if (mx && wire::IsDataOpcode(mx->ch.opcode) && mx->ch.path_id == md->ch.path_id) break;  // one packet only
+          continue;
+        }
+        if (!DutTx(fr[a])) continue;
+        auto ma = Meta(rec, a);
+        if (!ma || ma->ch.opcode != Opcode::kAck || ma->ch.path_id != md->ch.path_id) continue;
+        const int64_t gap = fr[a].time_ns - fr[d].time_ns;
+        // Nothing else of the path (data to the DUT, its ACK) for 7 us: moving the ACK reorders nothing.
+        bool clear = true;
+        for (size_t z = a + 1; z < fr.size() && fr[z].time_ns <= fr[d].time_ns + 7000 && clear; ++z) {
+          if (!ToDut(fr[z]) && !DutTx(fr[z])) continue;
+          auto mz = Meta(rec, z);
+          clear = !(mz && mz->ch.path_id == md->ch.path_id && mz->ch.dst_conn_id == md->ch.dst_conn_id);
+        }
+        if (clear && gap >= min_gap && gap <= max_gap && p(*md, *ma)) {
+          *data = static_cast<long>(d);
+          return static_cast<long>(a);
+        }
+        break;
+      }
+    }
+    return -1;
+  };
+  {
+    // An AR packet (the last of a message) acknowledged 2 us late.
+    RunRecord rec = Receiver();
+    long d = -1;
+    const long a = find(rec, [](const wire::MetaPacket& m, const wire::MetaPacket&) { return m.ch.Has(wire::kFlagAr); }, 0, 1000, &d);
+    ASSERT_GE(a, 0) << "no promptly acknowledged AR packet";
+    MoveTo(rec, a, rec.trace.frames[static_cast<size_t>(d)].time_ns + 2000);
+    ExpectFiresWith(rec, "ack.deadline", "it had AR (MROCE-ACK-006)");
+  }
+  {
+    // A packet above epsn (the ACK SACKs it) acknowledged 2 us late.
+    RunRecord rec = Receiver();
+    long d = -1;
+    const long a = find(rec, [](const wire::MetaPacket& m, const wire::MetaPacket& k) {
+      return !m.ch.Has(wire::kFlagAr) && Below(k.ack()->epsn, m.ch.psn); }, 0, 1000, &d);
+    ASSERT_GE(a, 0) << "no promptly acknowledged out-of-order packet";
+    MoveTo(rec, a, rec.trace.frames[static_cast<size_t>(d)].time_ns + 2000);
+    ExpectFiresWith(rec, "ack.deadline", "when it arrived (MROCE-ACK-007)");
+  }
+  {
+    // A packet acknowledged by the 4 us timer (in order, no AR): 3 us later is within it, 6 us late is not.
+    long d = -1;
+    RunRecord base = Receiver();
+    const long a = find(base, [](const wire::MetaPacket& m, const wire::MetaPacket& k) {
+      return !m.ch.Has(wire::kFlagAr) && k.ack()->epsn == m.ch.psn + 1; }, 1500, 5000, &d);
+    ASSERT_GE(a, 0) << "no timer-driven ACK of an in-order packet";
+    const int64_t at = base.trace.frames[static_cast<size_t>(d)].time_ns;
+    RunRecord ok = base;
+    MoveTo(ok, a, at + 3500);
+    const MonitorReport rep = RunClauseMonitor(ok);
+    EXPECT_EQ(rep.violation_counts[Rule("ack.deadline")], 0u) << Describe(ok, rep);
+    RunRecord late = base;
+    MoveTo(late, a, at + 6000);
+    ExpectFiresWith(late, "ack.deadline", "the 4 us timer");
+  }
+}
+
 // MROCE-DUP-007: a NACK INVALID_CONN may answer data for an id naming no open connection of the
 // DUT's, with that id, path, epoch and PSN, stream_id and msn 0, at most once per 1 ms per source.
 TEST(ClauseMonitor, NackInvalidConnAnswersOnlyUnknownDataWithinItsRate) {
