@@ -50,7 +50,7 @@ const std::vector<MonitorRule>& Rules() {
       {"data.resend", "MROCE-PATH-014", "RTX on a new PSN (a re-send) only for content sent before, whose last path had failed: the DUT sent a PROBE on it, or its plane's link went down (MROCE-PATH-013)"},
       {"data.failed-path", "MROCE-PATH-011", "no data in a path's epoch once the DUT sent a PROBE announcing a newer one (the path failed)"},
       {"data.epoch", "MROCE-PATH-008", "data starts in epoch 0; a path's epoch changes only to one its PROBEs announced, above the current"},
-      {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before 3 PROBE_ACKs matching the epoch's PROBEs arrived"},
+      {"data.after-probes", "MROCE-PATH-017", "no data in a new epoch before PROBE_ACKs matching 3 distinct PROBEs of the epoch arrived (a PROBE_ACK repeated for the same PROBE counts once)"},
       {"data.window", "MROCE-PATH-007", "a new PSN p only while p - snd_una < 256, snd_una from the ACKs that arrived"},
       {"data.initial-window", "MROCE-CC-003", "in each epoch of a path, until an ACK or NACK naming the epoch arrived or the DUT sent a packet of it again or with RTX, cwnd is the initial 4 x MTU (MROCE-CC-002, MROCE-PATH-018): no new data packet once its payload_len plus the payload bytes sent in the epoch exceed it, unless nothing was sent in the epoch"},
       {"data.no-rtx-of-acked", "MROCE-LOSS-003", "no retransmission of a PSN that an ACK which arrived had acknowledged (live: 5 ms grace)"},
@@ -144,7 +144,8 @@ struct TxPath {
   // PROBEs the DUT sent: epoch -> (psn, frame of the first); (epoch, probe_seq, tx_time) of each.
   std::map<uint8_t, std::pair<uint32_t, long>> probe_psn;
   std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes;
-  std::map<uint8_t, int> probe_acks;  // epoch -> matching PROBE_ACKs that arrived
+  std::map<uint8_t, int> probe_acks;  // epoch -> PROBEs of it a matching PROBE_ACK answered (a repeated PROBE_ACK counts once)
+  std::set<std::tuple<uint8_t, uint32_t, uint64_t>> probes_answered;
   uint32_t last_probe_seq = 0;
   int consecutive_acks = 0;  // Matching PROBE_ACKs in a row (no probe timeout between) in the last PROBE's epoch.
   // The last PROBE (epoch, probe_seq, tx_time, frame) and when a PROBE_ACK matching it first arrived.
@@ -777,7 +778,7 @@ class Monitor {
                "ch.path_epoch", cur, ch.path_epoch);
         return;
       }
-      Expect(kAfterProbes, p.probe_acks[ch.path_epoch] >= 3, i, "data in a new epoch before 3 matching PROBE_ACKs arrived",
+      Expect(kAfterProbes, p.probe_acks[ch.path_epoch] >= 3, i, "data in a new epoch before PROBE_ACKs matching 3 distinct PROBEs arrived",
              "matching PROBE_ACKs", 3, p.probe_acks[ch.path_epoch], probe->second.second);
       p.epoch = ch.path_epoch;
       p.first = p.next_new = p.una = probe->second.first;
@@ -1426,7 +1427,8 @@ class Monitor {
       arrived_probes_.insert({r.src_host, n.dut_id, path, m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time});
     } else if (op == Opcode::kProbeAck) {
       TxPath& p = Tx(k->second, n, path);
-      if (p.probes.count({m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time})) ++p.probe_acks[m->ch.path_epoch];
+      const std::tuple<uint8_t, uint32_t, uint64_t> probe{m->ch.path_epoch, m->prh()->probe_seq, m->prh()->tx_time};
+      if (p.probes.count(probe) && p.probes_answered.insert(probe).second) ++p.probe_acks[m->ch.path_epoch];
       Route(k->second, n, static_cast<long>(i), RouteEvent::kProbeAckIn, path, m->ch.path_epoch);
       if (p.last_probe && p.last_probe->acked_at < 0 && p.last_probe->epoch == m->ch.path_epoch &&
           p.last_probe->seq == m->prh()->probe_seq && p.last_probe->tx_time == m->prh()->tx_time) {

@@ -850,6 +850,26 @@ TEST(ClauseMonitor, ProbeRules) {
     ExpectFires(rec, "data.after-probes");
   }
   {
+    // The third PROBE_ACK of each path's new epoch repeats the second (same probe_seq and tx_time):
+    // only two distinct PROBEs were answered when the data follows.
+    RunRecord rec = Probing();
+    std::map<std::pair<uint8_t, uint8_t>, std::vector<long>> acks;  // (path, epoch) -> PROBE_ACKs to the DUT
+    for (size_t i = 0; i < rec.trace.frames.size(); ++i) {
+      if (!ToDut(rec.trace.frames[i])) continue;
+      auto m = Meta(rec, i);
+      if (m && m->ch.opcode == Opcode::kProbeAck) acks[{m->ch.path_id, m->ch.path_epoch}].push_back(static_cast<long>(i));
+    }
+    int planted = 0;
+    for (const auto& [pe, list] : acks) {
+      if (list.size() < 3) continue;
+      const auto second = *Meta(rec, static_cast<size_t>(list[1]));
+      EditMeta(rec, list[2], [&](wire::MetaPacket& m) { *m.prh() = *second.prh(); });
+      ++planted;
+    }
+    ASSERT_GT(planted, 0) << "no epoch with three PROBE_ACKs";
+    ExpectFiresWith(rec, "data.after-probes", "3 distinct PROBEs");
+  }
+  {
     // A PROBE_ACK of the DUT that echoes no PROBE.
     RunRecord rec = Probing();
     Duplicate(rec, Find(rec, true, Op(Opcode::kWrite)), 5, [](wire::MetaPacket& m) {
