@@ -3,7 +3,6 @@
 #include "mroce/session/clause_monitor.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <map>
 #include <optional>
@@ -200,8 +199,7 @@ struct RxPath {
     long frame;
     int64_t t;
     uint8_t epoch;
-    uint32_t epsn;
-    std::array<uint8_t, 32> sack;
+    wire::AckHeader ack;
   };
   std::vector<DataIn> data_in;
   std::vector<AckOut> acks_out;
@@ -392,7 +390,7 @@ class Monitor {
     }
     return std::move(f).value();
   }
-  // Whether a frame passes every check of the codec, the UDP checksum included (MROCE-ENC-006).
+  // Whether a frame passes every check of the codec, a non-zero UDP checksum included (MROCE-ENC-006).
   bool StrictlyValid(const FrameRecord& r) const {
     wire::ParseOptions o;
     o.meta_port = t_.meta_port;
@@ -954,8 +952,8 @@ class Monitor {
     Expect(kPathId, path < n->num_paths, i, "ACK path_id not below the negotiated num_paths", "ch.path_id",
            n->num_paths - 1u, path);
     RxPath& x = Rx(key, *n, path);
-    x.acks_out.push_back({i, r.time_ns, epoch, a.epsn, a.sack});
     if (!live_) {
+      x.acks_out.push_back({i, r.time_ns, epoch, a});
       Expect(kAckNeedsArrival, x.arrivals_since_ack > 0, i, "ACK of a path on which no data arrived since its previous ACK",
              "data arrivals since the previous ACK", 1, 0);
       const uint64_t ce = std::min<uint64_t>(0xFFFF, x.ce_since_ack);
@@ -1053,7 +1051,7 @@ class Monitor {
       ConnKey key;
       const Negotiated* n = Named(i, r, m, &key);
       if (n != nullptr) Route(key, *n, i, RouteEvent::kAck, m.ch.path_id, m.ch.path_epoch);
-      if (n != nullptr) Rx(key, *n, m.ch.path_id).nacks_out.emplace_back(i, m.ch.path_epoch, k.psn);
+      if (n != nullptr && !live_) Rx(key, *n, m.ch.path_id).nacks_out.emplace_back(i, m.ch.path_epoch, k.psn);
       if (n != nullptr && FatalNack(code)) Close({key, n->generation}, r.time_ns);
     }
   }
@@ -1413,9 +1411,11 @@ class Monitor {
       tr.second = tr.second || m->ch.Has(wire::kFlagRtx);
       ++x.arrivals_since_ack;
       if (ce) ++x.ce_since_ack;
-      const bool valid = !r.corrupted && m->ch.ver == n.version && path < n.num_paths &&
-                         !closing_at_.count({k->second, n.generation}) && StrictlyValid(r);
-      x.data_in.push_back({i, r.time_ns, m->ch.path_epoch, m->ch.psn, m->ch.Has(wire::kFlagAr), valid});
+      if (!live_) {  // ack.deadline
+        const bool valid = !r.corrupted && m->ch.ver == n.version && path < n.num_paths &&
+                           !closing_at_.count({k->second, n.generation}) && (fr->udp.checksum == 0 || StrictlyValid(r));
+        x.data_in.push_back({i, r.time_ns, m->ch.path_epoch, m->ch.psn, m->ch.Has(wire::kFlagAr), valid});
+      }
     } else if (op == Opcode::kProbe) {
       // MROCE-PATH-019: only a PROBE of the epoch after the receiver's current one starts an epoch
       // (v0.2 epoch window); one further ahead is dropped (forged: no conformant sender gets there).
@@ -2156,17 +2156,16 @@ class Monitor {
   // MROCE-ACK-001), passes every check the monitor can see, and every PSN each ACK newly reports has
   // such a copy, is the path judged: then the DUT's recording order is known, and with it epsn at
   // each arrival, so whether the packet needed an immediate ACK.
-  static bool Reports(const RxPath::AckOut& a, uint32_t psn, uint32_t first) {
+  static bool Reports(const wire::AckHeader& a, uint32_t psn, uint32_t first) {
     if (psn - first < a.epsn - first) return true;
     const uint32_t b = psn - a.epsn - 1;
-    return b < 256 && (a.sack[b / 8] & (0x80 >> (b % 8))) != 0;
+    return b < 256 && a.SackBit(static_cast<int>(b));
   }
-  static int SackCount(const RxPath::AckOut& a, uint32_t from_off, uint32_t to_off, uint32_t first) {
+  static int SackCount(const wire::AckHeader& a, uint32_t from_off, uint32_t to_off, uint32_t first) {
     int c = 0;  // SACK bits of `a` whose PSN lies at offset [from_off, to_off) from `first`
-    for (uint32_t b = 0; b < 256; ++b) {
-      if ((a.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
-      const uint32_t off = a.epsn + 1 + b - first;
-      if (off >= from_off && off < to_off) ++c;
+    for (int b = 0; b < 256; ++b) {
+      const uint32_t off = a.epsn + 1 + static_cast<uint32_t>(b) - first;
+      if (a.SackBit(b) && off >= from_off && off < to_off) ++c;
     }
     return c;
   }
@@ -2220,12 +2219,12 @@ class Monitor {
         const long a = next_ack(ep.first, in.frame);
         if (a < 0) break;
         const auto& list = acks_of.at(ep.first);
-        if (!Reports(x.acks_out[list[a]], ep.second, *first)) continue;  // dropped
+        if (!Reports(x.acks_out[list[a]].ack, ep.second, *first)) continue;  // dropped
         // Recorded. Ambiguous when another copy shares the interval, the copy fails a check, or the
         // epoch's previous ACK already reported the PSN.
         if (!in.valid) return;
         if (c + 1 < live.size() && next_ack(ep.first, x.data_in[live[c + 1]].frame) == a) return;
-        if (a > 0 && Reports(x.acks_out[list[a - 1]], ep.second, *first)) return;
+        if (a > 0 && Reports(x.acks_out[list[a - 1]].ack, ep.second, *first)) return;
         recorded.emplace_back(live[c], a);
         ++recorded_by[{ep.first, a}];
         break;
@@ -2236,25 +2235,23 @@ class Monitor {
       const auto first = first_of(e);
       if (!first) return;
       for (size_t j = 0; j < list.size(); ++j) {
-        const RxPath::AckOut& a = x.acks_out[list[j]];
+        const wire::AckHeader& a = x.acks_out[list[j]].ack;
         const uint32_t hi = a.epsn - *first;
         if (hi > 0x80000000u) return;
         uint64_t fresh = 0;
         if (j == 0) {
           fresh = hi + static_cast<uint64_t>(SackCount(a, hi + 1, hi + 257, *first));
         } else {
-          const RxPath::AckOut& p = x.acks_out[list[j - 1]];
+          const wire::AckHeader& p = x.acks_out[list[j - 1]].ack;
           const uint32_t lo = p.epsn - *first;
           if (lo > hi) return;
           // What p reported must stay reported (else ack.sack-persistent's matter).
-          for (uint32_t b = 0; b < 256; ++b) {
-            if ((p.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
-            if (!Reports(a, p.epsn + 1 + b, *first)) return;
+          for (int b = 0; b < 256; ++b) {
+            if (p.SackBit(b) && !Reports(a, p.epsn + 1 + static_cast<uint32_t>(b), *first)) return;
           }
           fresh = (hi - lo) - static_cast<uint64_t>(SackCount(p, lo, hi, *first));
-          for (uint32_t b = 0; b < 256; ++b) {
-            if ((a.sack[b / 8] & (0x80 >> (b % 8))) == 0) continue;
-            if (!Reports(p, a.epsn + 1 + b, *first)) ++fresh;
+          for (int b = 0; b < 256; ++b) {
+            if (a.SackBit(b) && !Reports(p, a.epsn + 1 + static_cast<uint32_t>(b), *first)) ++fresh;
           }
         }
         auto it = recorded_by.find({e, static_cast<long>(j)});
