@@ -2,6 +2,7 @@
 #include "mroce/session/dut_port.h"
 
 #include <algorithm>
+#include <string>
 
 namespace mroce::session {
 
@@ -19,6 +20,7 @@ DutPort::~DutPort() {
 }
 
 void DutPort::Rearm() {
+  if (!failure_.empty()) return;  // a timer that never lets the clock move on is not armed again
   const dut::TimeNs next = dut_->NextDeadline();
   if (next == armed_ && timer_ != 0) return;
   if (timer_ != 0) {
@@ -43,7 +45,23 @@ void DutPort::Send(std::span<const uint8_t> frame, uint8_t plane) {
 void DutPort::OnEvent(sim::Time now, uint64_t) {
   timer_ = 0;
   armed_ = dut::kNever;
+  if (now.nanos() == instant_ns_) {
+    ++instant_calls_;
+  } else {
+    instant_ns_ = now.nanos();
+    instant_calls_ = 1;
+  }
   dut_->OnTimer(now.nanos());
+  if (instant_calls_ >= kMaxTimerCallsAtOneInstant) {
+    const dut::TimeNs next = dut_->NextDeadline();
+    if (next != dut::kNever && next <= now.nanos()) {
+      failure_ = "the device asked for its timer at t=" + std::to_string(now.nanos()) + " ns " +
+                 std::to_string(instant_calls_) + " times in a row and still asks for it (next_deadline() = " +
+                 std::to_string(next) + " ns after on_timer): a timer that is due but never does its work, which "
+                 "would stall the simulated clock for ever; the timer is no longer armed";
+      return;
+    }
+  }
   Rearm();
 }
 

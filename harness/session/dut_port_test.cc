@@ -19,6 +19,7 @@ class ProbeDevice final : public dut::Dut {
   std::vector<dut::TimeNs> timers;                                  // OnTimer calls.
   std::vector<std::pair<uint8_t, dut::TimeNs>> frames;              // OnFrame (plane, now).
   dut::FrameSink* sink = nullptr;
+  long keep_deadline = 0;  // OnTimer calls that leave the deadline where it is (-1: all of them)
 
   std::string Identity() const override { return "probe"; }
   dut::Capabilities Caps() const override { return {}; }
@@ -47,6 +48,10 @@ class ProbeDevice final : public dut::Dut {
   dut::TimeNs NextDeadline() const override { return deadline; }
   void OnTimer(dut::TimeNs now) override {
     timers.push_back(now);
+    if (keep_deadline != 0) {  // a device whose timer work is not done (or never gets done)
+      if (keep_deadline > 0) --keep_deadline;
+      return;
+    }
     deadline = dut::kNever;  // as a device does once its deadline has passed
     Flush();
   }
@@ -150,6 +155,43 @@ TEST(DutPortTest, TheDeadlineIsOneEventReArmedAfterEveryCall) {
   port.Call([](dut::Dut&) {});
   bed.sim.RunUntil([] { return false; }, sim::Time::FromNanos(40'000));
   EXPECT_EQ(dev.timers.size(), 2u);
+}
+
+TEST(DutPortTest, ATimerDueAgainAndAgainAtOneInstantIsAllowedUpToTheLimit) {
+  Bed bed(1);
+  ProbeDevice dev;
+  DutPort port(&bed.sim, &bed.fabric, 0, &dev);
+  dev.deadline = 1000;
+  dev.keep_deadline = 999;  // 1000 calls at t = 1000 ns, then done
+  port.Call([](dut::Dut&) {});
+  bed.sim.RunUntil([] { return false; }, sim::Time::FromNanos(5000));
+  EXPECT_EQ(dev.timers.size(), 1000u);
+  EXPECT_EQ(port.Failure(), "");
+  dev.deadline = 6000;  // and the timer is armed again afterwards
+  port.Call([](dut::Dut&) {});
+  bed.sim.RunUntil([] { return false; }, sim::Time::FromNanos(10'000));
+  EXPECT_EQ(dev.timers.back(), 6000);
+}
+
+TEST(DutPortTest, ATimerThatNeverDoesItsWorkStopsBeingArmedAndIsTheDevicesFailure) {
+  // A device whose next_deadline() stays at or before the time on_timer was called with would
+  // hold the simulated clock at one instant for ever (a hung run): after the limit the port
+  // stops arming it, the clock moves on and the port names the failure.
+  Bed bed(1);
+  ProbeDevice dev;
+  DutPort port(&bed.sim, &bed.fabric, 0, &dev);
+  dev.deadline = 2000;
+  dev.keep_deadline = -1;
+  port.Call([](dut::Dut&) {});
+  bed.sim.RunUntil([] { return false; }, sim::Time::FromNanos(1'000'000));
+  EXPECT_EQ(bed.sim.Now().nanos(), 1'000'000);
+  EXPECT_EQ(dev.timers.size(), DutPort::kMaxTimerCallsAtOneInstant);
+  EXPECT_EQ(dev.timers.back(), 2000);
+  EXPECT_NE(port.Failure().find("timer at t=2000 ns 1000000 times in a row"), std::string::npos) << port.Failure();
+  EXPECT_NE(port.Failure().find("next_deadline() = 2000 ns"), std::string::npos) << port.Failure();
+  port.Call([](dut::Dut&) {});  // later calls do not arm it again
+  bed.sim.RunUntil([] { return false; }, sim::Time::FromNanos(2'000'000));
+  EXPECT_EQ(dev.timers.size(), DutPort::kMaxTimerCallsAtOneInstant);
 }
 
 TEST(DutPortTest, DestroyingThePortCancelsItsTimerAndUnhooksTheHost) {

@@ -814,7 +814,7 @@ RunRecord ScriptRunner::Run() {
   rec_.steps.resize(case_.script.size());
   auto done = [&] {
     if (bed_ && bed_->Attached(kDutHost)) {
-      rec_.dut_failure = bed_->Device(kDutHost).Failure();
+      rec_.dut_failure = bed_->DeviceFailure(kDutHost);
       rec_.stall_ns = bed_->Device(kDutHost).LongestStall();
     }
     rec_.trace.Analyze();  // the record's trace comes with its facts (run_record.h)

@@ -43,7 +43,9 @@ class WorkloadRunner : public sim::EventHandler {
     if (rec_.dut_error.empty()) rec_.dut_error = std::move(msg);
   }
   // The DUT itself failed (crashed, hung, broke its control protocol): stop waiting for it.
-  bool Broken() { return bed_->Attached(kDutHost) && bed_->Device(kDutHost).Failed(); }
+  bool Broken() {
+    return bed_->Attached(kDutHost) && (bed_->Device(kDutHost).Failed() || !bed_->Port(kDutHost).Failure().empty());
+  }
 
   const harness::Case& case_;
   const SessionOptions& opt_;
@@ -410,7 +412,7 @@ RunRecord WorkloadRunner::Run() {
   deadline_ns_ = case_.timeouts.total.ToNanoseconds(rtt);
   auto done = [&] {
     if (bed_ && bed_->Attached(kDutHost)) {
-      rec_.dut_failure = bed_->Device(kDutHost).Failure();
+      rec_.dut_failure = bed_->DeviceFailure(kDutHost);
       rec_.stall_ns = bed_->Device(kDutHost).LongestStall();
     }
     rec_.trace.Analyze();  // the record's trace comes with its facts (run_record.h)

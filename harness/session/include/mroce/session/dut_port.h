@@ -25,6 +25,12 @@ class DutPort final : public dut::FrameSink, public sim::EventHandler {
   [[nodiscard]] dut::Dut* dut() const { return dut_; }
   // Frames the device tried to send on a plane the fabric does not have (a device error).
   [[nodiscard]] uint64_t bad_plane_frames() const { return bad_plane_frames_; }
+  // Non-empty once the device kept asking for its timer at one simulated instant: after
+  // kMaxTimerCallsAtOneInstant calls of on_timer at the same time, each leaving NextDeadline() at
+  // or before it, the port stops arming the timer (the simulated clock would never move on again)
+  // and says so here; the case then ends as an ERROR of the device instead of hanging the run.
+  [[nodiscard]] const std::string& Failure() const { return failure_; }
+  static constexpr uint64_t kMaxTimerCallsAtOneInstant = 1'000'000;
 
   // Runs `fn` against the device now and re-arms its timer afterwards.
   template <typename Fn>
@@ -54,6 +60,9 @@ class DutPort final : public dut::FrameSink, public sim::EventHandler {
   sim::EventId timer_ = 0;
   dut::TimeNs armed_ = dut::kNever;
   uint64_t bad_plane_frames_ = 0;
+  int64_t instant_ns_ = -1;      // the time of the last timer call
+  uint64_t instant_calls_ = 0;   // timer calls in a row at instant_ns_
+  std::string failure_;
 };
 
 }  // namespace mroce::session

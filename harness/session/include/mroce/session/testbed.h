@@ -48,6 +48,12 @@ class Testbed {
 
   [[nodiscard]] dut::Dut& Device(int host) { return *ports_[Slot(host)]->dut(); }
   [[nodiscard]] DutPort& Port(int host) { return *ports_[Slot(host)]; }
+  // Why the device at `host` failed (its port's timer guard first, then the device's own
+  // Failure()); empty while it has not.
+  [[nodiscard]] std::string DeviceFailure(int host) {
+    const std::string& port = ports_[Slot(host)]->Failure();
+    return port.empty() ? Device(host).Failure() : port;
+  }
   [[nodiscard]] bool Attached(int host) const;
 
   // Takes the device's connection events and completions, records them in the trace (events
