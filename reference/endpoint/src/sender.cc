@@ -561,10 +561,16 @@ void Sender::FailOver(int pi, TimeNs now) {
   Path& path = (*c_.paths_)[pi];
   // MROCE-PATH-014: every unacknowledged PSN is abandoned and its content re-sent on other ACTIVE
   // paths with new PSNs and RTX; each re-send counts against the content's retry limit.
+  // A held PSN's content is re-sent at once (the failure ends its hold) or, with the legal variant
+  // hold_through_failover, when its hold ends (MROCE-RNR-005, table 19.3 hold-at-failover).
   for (Psn psn : path.board.Unacked()) {
     const SentPacket* sp = path.board.Find(psn);
-    if (sp->held && msgs_[sp->ref.msg_slot].live) ReleaseStreamHold(sp->ref);
     Counts counts{static_cast<uint8_t>(std::min(255, sp->rtx_count + 1)), sp->rnr_count, sp->resource_count};
+    if (sp->held && sp->time > now && c_.HasVariant(Variant::kHoldThroughFailover)) {
+      held_resend_.emplace_back(sp->time, Resend{sp->ref, counts, static_cast<uint8_t>(pi)});
+      continue;  // the stream stays held too (MROCE-RNR-008)
+    }
+    if (sp->held && msgs_[sp->ref.msg_slot].live) ReleaseStreamHold(sp->ref);
     resend_.push_back(Resend{sp->ref, counts, static_cast<uint8_t>(pi)});
   }
   const Psn next = path.board.snd_nxt();
@@ -674,6 +680,18 @@ void Sender::ReleaseStreamHold(const PacketRef& ref) {
 }
 
 void Sender::OnTimer(TimeNs now) {
+  // hold_through_failover: holds of failed paths' content that ended join the re-sends.
+  for (size_t i = 0; i < held_resend_.size();) {
+    if (held_resend_[i].first > now) {
+      ++i;
+      continue;
+    }
+    const Resend r = held_resend_[i].second;
+    held_resend_.erase(held_resend_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (msgs_[r.ref.msg_slot].live && msgs_[r.ref.msg_slot].gen == r.ref.msg_gen) ReleaseStreamHold(r.ref);
+    c_.counters_.Add(ConnCounter::kXRnrHoldsEnded);
+    resend_.push_back(r);
+  }
   for (int pi = 0; pi < c_.paths_->size(); ++pi) {
     Path& path = (*c_.paths_)[pi];
     // RNR / RESOURCE holds that ended: retransmit on the same path, same PSN (MROCE-RNR-005).
@@ -712,6 +730,7 @@ TimeNs Sender::NextDeadline() const {
     d = std::min({d, p.rto_deadline, p.probe_deadline, p.next_probe_at, p.board.NextHoldEnd()});
   }
   if (pacer_blocked_) d = std::min(d, pacer_wake_at_);
+  for (const auto& h : held_resend_) d = std::min(d, h.first);
   return d;
 }
 

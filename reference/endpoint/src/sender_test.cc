@@ -21,9 +21,10 @@ constexpr TimeNs kMs = kMillisecond;
 class SenderTest : public ::testing::Test {
  protected:
   // An endpoint with `paths` paths, each on a plane of its own, connected to the scripted peer.
-  void Start(uint8_t paths = 1, const char* quirks = "") {
+  void Start(uint8_t paths = 1, const char* quirks = "", const char* variants = "") {
     EndpointConfig cfg = OnePathConfig();
     cfg.quirks = Quirks::Parse(quirks).value();
+    cfg.variants = Variants::Parse(variants).value();
     cfg.num_paths = paths;
     cfg.num_planes = paths;
     peer_.emplace(cfg);
@@ -595,6 +596,41 @@ TEST_F(SenderTest, RnrHoldBounds) {
       peer().RunUntil(t0 + 300 * kUs);
       EXPECT_EQ(Briefs(peer().Take()), (Strings{"SEND p0 e0 #0 F L AR RTX"}));
     }
+  }
+}
+
+// MROCE-RNR-005 with MROCE-PATH-014 (table 19.3 hold-at-failover): path 0 fails (plane 0's link
+// down, variant fail_on_link_down) 10 us into a 1 ms RNR hold of its SEND. The reference re-sends
+// the held content on path 1 at once; the legal variant hold_through_failover keeps the hold and
+// re-sends it on path 1 when the hold ends, exactly 1 ms after the NACK, and the stream's later
+// SEND waits for it (MROCE-RNR-008).
+TEST_F(SenderTest, AHoldEndsAtAPathFailureOrWithTheVariantOutlastsIt) {
+  for (const char* variants : {"fail_on_link_down", "fail_on_link_down+hold_through_failover"}) {
+    SCOPED_TRACE(variants);
+    const bool through = std::string(variants).find("hold_through") != std::string::npos;
+    Start(2, "", variants);
+    Send(100, 1);
+    ASSERT_EQ(Briefs(Settle()), (Strings{"SEND p0 e0 #0 F L AR"}));
+    const TimeNs t0 = peer().now();
+    Deliver(peer().Nack({.code = wire::NackCode::kRnr, .psn = 0, .info = 1000}));
+    Send(100, 2);  // stream 0's next receive: held back while recv_seq 0 is held
+    peer().RunFor(10 * kUs);
+    const CounterMap before = peer().Counters();
+    peer().Call([&](Endpoint& ep) { ep.OnPlaneLink(0, false, peer().now()); });
+    EXPECT_EQ(peer().path(0).state(), PathState::kFailed);
+    const Strings at_failure = Briefs(Settle());
+    if (!through) {
+      EXPECT_EQ(at_failure, (Strings{"SEND p1 e0 #0 F L AR RTX", "SEND p1 e0 #1 F L AR"}));
+      continue;
+    }
+    EXPECT_TRUE(at_failure.empty()) << ::testing::PrintToString(at_failure);
+    peer().RunUntil(t0 + 1 * kMs - 1);
+    EXPECT_TRUE(peer().Take().empty());
+    peer().RunUntil(t0 + 1 * kMs);
+    EXPECT_EQ(Briefs(Settle()), (Strings{"SEND p1 e0 #0 F L AR RTX", "SEND p1 e0 #1 F L AR"}));
+    const CounterMap after = peer().Counters();
+    EXPECT_EQ(after.at("path0.failover_resends") - before.at("path0.failover_resends"), 1u);
+    EXPECT_EQ(after.at("conn.x_rnr_holds_ended") - before.at("conn.x_rnr_holds_ended"), 1u);
   }
 }
 

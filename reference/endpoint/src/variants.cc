@@ -58,6 +58,8 @@ constexpr std::array<VariantInfo, kVariantCount> kVariantTable{{
      "send connection-management packets other than CONNECT_REQ from 114687 - path 0's entropy (its mirror in 49152..65535) instead of path 0's entropy"},
     {Variant::kVerMax2, "ver_max_2", "MROCE-VER-004", "",
      "advertise ver_max 2 in CONNECT_REQ (ver_min <= 1 <= ver_max; the version negotiated with a version-1 peer is still 1)"},
+    {Variant::kHoldThroughFailover, "hold_through_failover", "MROCE-RNR-005", "",
+     "when a path fails during an RNR or RESOURCE hold, re-send the held content on another path when the hold ends, not at once"},
 }};
 
 }  // namespace

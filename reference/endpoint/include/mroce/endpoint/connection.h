@@ -128,6 +128,9 @@ class Sender {
   std::vector<uint32_t> free_slots_;
   std::deque<uint32_t> ready_;       // message slots with unsent segments, FIFO across streams
   std::deque<Resend> resend_;        // content of failed-over packets awaiting an ACTIVE path
+  // hold_through_failover: held content of a failed path, with the time its hold ends (it joins
+  // resend_ then).
+  std::vector<std::pair<TimeNs, Resend>> held_resend_;
   uint32_t reads_in_flight_ = 0;     // our READ_REQs sent and not completed (MROCE-PLACE-013)
   uint32_t owed_reads_ = 0;          // READ_RESP messages we owe the peer (MROCE-PLACE-013)
   bool pacer_blocked_ = false;       // the last Pump stopped at the rate limiter

@@ -44,6 +44,7 @@ enum class Variant : uint8_t {
   kAckRouteHighest,     // ACKs of a path not ACTIVE or SUSPECT: via the highest ACTIVE path (MROCE-ACK-011)
   kCmSportMirrored,     // CM packets but CONNECT_REQ: the mirror of path 0's entropy (choice sport-per-path)
   kVerMax2,             // CONNECT_REQ advertises ver_max 2 (choice requested-params, MROCE-VER-004)
+  kHoldThroughFailover,  // an RNR/RESOURCE hold outlasts a path failure (choice hold-at-failover)
   kCount,
 };
 
