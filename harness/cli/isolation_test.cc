@@ -1,7 +1,7 @@
 // `mroce-cts run --isolation fork` (issue 19, item 2): a plugin DUT that segfaults, aborts, loops in
 // on_timer or returns next_deadline() = 0 forever costs only its case an ERROR naming the signal,
-// the --case-timeout or the stuck timer; every other case keeps its verdict, the run ends with its normal exit status
-// and report.json / junit.xml / report.html are complete. The same seed gives the same report with
+// the --case-timeout or the stuck timer; every other case keeps its verdict, the run ends with its
+// normal exit status and report.json / junit.xml / report.html are complete. The same seed gives the same report with
 // and without isolation; SIGTERM and SIGHUP end the children and keep the finished cases.
 #include <gtest/gtest.h>
 #include <unistd.h>

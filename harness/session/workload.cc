@@ -43,9 +43,7 @@ class WorkloadRunner : public sim::EventHandler {
     if (rec_.dut_error.empty()) rec_.dut_error = std::move(msg);
   }
   // The DUT itself failed (crashed, hung, broke its control protocol): stop waiting for it.
-  bool Broken() {
-    return bed_->Attached(kDutHost) && (bed_->Device(kDutHost).Failed() || !bed_->Port(kDutHost).Failure().empty());
-  }
+  bool Broken() { return bed_->Attached(kDutHost) && bed_->DeviceFailed(kDutHost); }
 
   const harness::Case& case_;
   const SessionOptions& opt_;

@@ -54,6 +54,8 @@ class Testbed {
     const std::string& port = ports_[Slot(host)]->Failure();
     return port.empty() ? Device(host).Failure() : port;
   }
+  // DeviceFailure(host) is non-empty, without building the device's text (asked per event).
+  [[nodiscard]] bool DeviceFailed(int host) { return !ports_[Slot(host)]->Failure().empty() || Device(host).Failed(); }
   [[nodiscard]] bool Attached(int host) const;
 
   // Takes the device's connection events and completions, records them in the trace (events
